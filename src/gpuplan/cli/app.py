@@ -1,0 +1,18 @@
+"""The Typer application object every command module registers on.
+
+Command modules import only typer and this module at import time; engines are imported inside
+the command functions so that `gpuplan --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="gpuplan",
+    help="Decide where GPU work runs: containers, bare metal, or a hybrid pool.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)

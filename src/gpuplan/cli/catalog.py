@@ -1,0 +1,1 @@
+"""`gpuplan catalog gpus|offers`."""

@@ -1,0 +1,51 @@
+"""Options and output plumbing shared by the commands (no maths here)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class Lang(str, Enum):
+    en = "en"
+    zh = "zh"
+
+
+OutputOpt = Annotated[
+    OutputFormat, typer.Option("--output", "-o", help="table (default), json or markdown.")
+]
+LangOpt = Annotated[Lang, typer.Option("--lang", help="Language of the output: en or zh.")]
+ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show the formulas and inputs behind each number.")]
+HtmlOpt = Annotated[
+    Path | None, typer.Option("--html", help="Also write a self-contained HTML report to this file.")
+]
+CatalogOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--catalog",
+        envvar="GPUPLAN_CATALOG",
+        help="Extra catalog file (GPUs and offers) added to the bundled one.",
+    ),
+]
+
+
+def write_json(data: Any) -> None:
+    import json
+
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)

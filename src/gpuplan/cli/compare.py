@@ -1,0 +1,1 @@
+"""`gpuplan compare` and `gpuplan init` (filled in with the compare engine)."""
