@@ -14,6 +14,12 @@ from gpuplan.cli.app import app
 # Each module registers its commands on `app` when imported. Order is the order in `--help`.
 COMMAND_MODULES = (
     "compare",
+    "plan",
+    "simulate",
+    "audit",
+    "probe",
+    "export",
+    "serve",
     "catalog",
 )
 

@@ -1,0 +1,1 @@
+"""`gpuplan audit` (not yet implemented)."""

@@ -1,0 +1,1 @@
+"""`gpuplan export` (not yet implemented)."""

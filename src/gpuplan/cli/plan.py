@@ -1,0 +1,1 @@
+"""`gpuplan plan` (not yet implemented)."""

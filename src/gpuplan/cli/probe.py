@@ -1,0 +1,1 @@
+"""`gpuplan probe` (not yet implemented)."""

@@ -1,0 +1,1 @@
+"""`gpuplan serve` (not yet implemented)."""

@@ -1,0 +1,1 @@
+"""`gpuplan simulate` (not yet implemented)."""
