@@ -1,0 +1,349 @@
+"""From costs to a verdict: hard rules, the article's four dimensions, break-even and what flips it.
+
+- Hard rules: `compliance` and `custom-driver` allow bare metal only; `elastic` allows containers only.
+- Verdict: the feasible option with the lowest decision cost (mid prices; slowdown is priced because
+  containers bill the stretched running hours; waiting is priced at researcher_hour_cost per wall hour).
+- Break-even hours per day: the h in (0, 24] where the cheapest feasible container option and the
+  cheapest feasible bare-metal option have the same decision cost (root of their difference).
+- Flip: the hours per day, duration and price at which the runner-up of the other mode would win.
+- Dimensions (each favours bare-metal, container or neither, with a reason):
+  performance  bare metal when the container's slowdown exceeds bare metal's by >= 5% and
+               utilisation >= 0.7 (the article: below 70% the edge is wasted);
+  flexibility  containers for experiments, inference, elastic needs and projects under a week, or when
+               bare-metal setup is over 2% of the project; otherwise neither;
+  cost         the cheaper mode when the difference is over 5%;
+  scenario     the article's lists of typical container and bare-metal scenarios; the longer list wins.
+Engines return message keys and values (`Note`); renderers translate them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplan.catalog import Catalog
+from gpuplan.cost import OptionCost, option_cost
+from gpuplan.models import Offer, Scenario, Workload
+from gpuplan.perf import is_multi_node
+
+PERF_EDGE = 0.05
+COST_EDGE = 0.05
+SETUP_SHARE = 0.02
+
+
+@dataclass(frozen=True)
+class Note:
+    """A message key (i18n catalog `compare.<key>`) and the values it formats."""
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Warning:
+    code: str
+    note: Note
+
+
+@dataclass(frozen=True)
+class Dimension:
+    favors: str
+    reason: Note
+
+
+@dataclass(frozen=True)
+class Flip:
+    parameter: str
+    value: float | str | None
+    note: Note
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    offer: Offer
+    feasible: bool
+    infeasible_reason: Note | None
+    cost: OptionCost
+    warnings: tuple[Warning, ...]
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    offer: str
+    mode: str
+    reasons: tuple[Note, ...]
+    dimensions: dict[str, Dimension]
+    flip: tuple[Flip, ...]
+
+
+@dataclass(frozen=True)
+class WorkloadAdvice:
+    workload: Workload
+    warnings: tuple[Warning, ...]
+    options: tuple[OptionResult, ...]
+    recommendation: Recommendation | None
+    break_even_hours: float | None
+
+
+def _feasibility(w: Workload, o: Offer) -> Note | None:
+    if o.mode == "container":
+        for req in ("compliance", "custom-driver"):
+            if req in w.requires:
+                return Note(f"infeasible_{req.replace('-', '_')}")
+    if o.mode == "bare-metal" and "elastic" in w.requires:
+        return Note("infeasible_elastic")
+    return None
+
+
+def _option_warnings(w: Workload, o: Offer, c: OptionCost, s: Scenario, cat: Catalog) -> list[Warning]:
+    out: list[Warning] = []
+    multi = is_multi_node(w, o)
+    min_net = float(cat.defaults["min_network_gbps"])
+    if multi and o.network_gbps is not None and o.network_gbps < min_net:
+        out.append(Warning("slow-network", Note("w_slow_network", {"gbps": o.network_gbps, "min": min_net})))
+    if multi and o.rdma in (None, "none"):
+        key = "w_no_rdma" if o.rdma == "none" else "w_rdma_unknown"
+        out.append(Warning("no-rdma", Note(key, {"tcp": cat.defaults["tcp_efficiency"]})))
+    if c.days_after_work > 0.01:
+        out.append(Warning("min-term", Note("w_min_term", {"days": c.days_after_work,
+                                                           "term": o.min_term_hours / 24})))
+    if o.mode == "bare-metal" and c.billed_gpus > w.gpus:
+        out.append(Warning("node-rounding", Note("w_node_rounding", {"billed": c.billed_gpus, "gpus": w.gpus})))
+    if w.hours_per_day * c.slowdown.total * c.slowdown.gpu_speed_factor > 24 + 1e-9:
+        out.append(Warning("over-24h", Note("w_over_24h", {"days": c.calendar_hours / 24,
+                                                           "planned": w.duration_days})))
+    if c.slowdown.gpu_speed_factor != 1.0:
+        out.append(Warning("cross-gpu-estimate", Note("w_cross_gpu", {"gpu": o.gpu, "ref": w.gpus_allowed[0],
+                                                                      "factor": c.slowdown.gpu_speed_factor})))
+    if o.ops_hours > 0 and s.team.engineer_hour_cost is None:
+        out.append(Warning("ops-unpriced", Note("w_ops_unpriced", {"hours": c.ops_hours})))
+    return out
+
+
+def _best(options: list[OptionResult], mode: str) -> OptionResult | None:
+    cands = [r for r in options if r.feasible and r.offer.mode == mode]
+    return min(cands, key=lambda r: (r.cost.decision, r.offer.id)) if cands else None
+
+
+def _root(f: Any, lo: float, hi: float, steps: int = 24) -> float | None:
+    """The first sign change of f on [lo, hi] (scanned, then refined by Brent's method)."""
+    from scipy.optimize import brentq
+
+    prev_x, prev_y = lo, f(lo)
+    if prev_y == 0:
+        return lo
+    for k in range(1, steps + 1):
+        x = lo + (hi - lo) * k / steps
+        y = f(x)
+        if y == 0:
+            return x
+        if (prev_y < 0) != (y < 0):
+            return float(brentq(f, prev_x, x, xtol=1e-7, rtol=1e-10))
+        prev_x, prev_y = x, y
+    return None
+
+
+def _decision(w: Workload, o: Offer, s: Scenario, cat: Catalog, **kw: float) -> float:
+    return option_cost(w, o, s, cat, **kw).decision
+
+
+def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalog) -> float | None:
+    def diff(h: float) -> float:
+        return _decision(w, ct, s, cat, hours_per_day=h) - _decision(w, bm, s, cat, hours_per_day=h)
+
+    return _root(diff, 1e-6, 24.0)
+
+
+def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult | None,
+                cat: Catalog) -> dict[str, Dimension]:
+    threshold = float(cat.defaults["utilization_threshold"])
+    short_days = float(cat.defaults["short_project_days"])
+    dims: dict[str, Dimension] = {}
+
+    # Performance stability
+    if best_ct is None or best_bm is None:
+        dims["performance"] = Dimension("neither", Note("d_perf_one_mode"))
+    else:
+        sc, sb = best_ct.cost.slowdown, best_bm.cost.slowdown
+        gap = sc.total * sc.gpu_speed_factor / (sb.total * sb.gpu_speed_factor) - 1
+        params = {"gap": gap, "inter": sc.interconnect, "strag": sc.straggler, "compute": sc.compute,
+                  "util": w.utilization, "threshold": threshold}
+        if w.utilization < threshold:
+            dims["performance"] = Dimension("neither", Note("d_perf_low_util", params))
+        elif gap >= PERF_EDGE:
+            dims["performance"] = Dimension("bare-metal", Note("d_perf_bm", params))
+        else:
+            dims["performance"] = Dimension("neither", Note("d_perf_small", params))
+
+    # Deployment flexibility
+    setup_bm = best_bm.offer.setup_hours if best_bm else 0.0
+    setup_share = setup_bm / w.duration_hours if w.duration_hours else 0.0
+    flex_reasons = []
+    if w.kind in ("experiment", "inference"):
+        flex_reasons.append(w.kind)
+    if "elastic" in w.requires:
+        flex_reasons.append("elastic")
+    if w.duration_days < short_days:
+        flex_reasons.append("short")
+    if setup_share > SETUP_SHARE:
+        flex_reasons.append("setup")
+    if flex_reasons:
+        dims["flexibility"] = Dimension("container", Note("d_flex_ct", {
+            "why": flex_reasons, "days": w.duration_days, "setup": setup_bm, "share": setup_share}))
+    else:
+        dims["flexibility"] = Dimension("neither", Note("d_flex_neither", {"setup": setup_bm, "days": w.duration_days}))
+
+    # Cost structure
+    if best_ct is None or best_bm is None:
+        dims["cost"] = Dimension("neither", Note("d_perf_one_mode"))
+    else:
+        c, b = best_ct.cost.decision, best_bm.cost.decision
+        if abs(c - b) <= COST_EDGE * max(c, b):
+            dims["cost"] = Dimension("neither", Note("d_cost_close", {"ct": c, "bm": b}))
+        else:
+            cheap, dear = ("container", "bare-metal") if c < b else ("bare-metal", "container")
+            saving = 1 - min(c, b) / max(c, b)
+            idle_share = best_bm.cost.idle / best_bm.cost.rental_mid if best_bm.cost.rental_mid else 0.0
+            dims["cost"] = Dimension(cheap, Note(f"d_cost_{'ct' if cheap == 'container' else 'bm'}", {
+                "ct": c, "bm": b, "saving": saving, "idle": idle_share}))
+
+    # Scenario fit (the article's lists)
+    ct_items: list[str] = []
+    bm_items: list[str] = []
+    if w.kind == "experiment":
+        ct_items.append("s_experiment")
+    if "isolation" in w.requires:
+        ct_items.append("s_isolation")
+    if w.kind == "inference" or "elastic" in w.requires:
+        ct_items.append("s_inference")
+    if w.duration_days < short_days:
+        ct_items.append("s_short")
+    if w.kind in ("training", "fine-tuning") and w.duration_days >= short_days and w.utilization >= threshold:
+        bm_items.append("s_long_training")
+    if "compliance" in w.requires:
+        bm_items.append("s_compliance")
+    if "multi-node" in w.requires or w.gpus > 8:
+        bm_items.append("s_multi_node")
+    if "custom-driver" in w.requires:
+        bm_items.append("s_custom_driver")
+    if len(ct_items) > len(bm_items):
+        favors = "container"
+    elif len(bm_items) > len(ct_items):
+        favors = "bare-metal"
+    else:
+        favors = "neither"
+    dims["scenario"] = Dimension(favors, Note("d_scenario", {"ct": ct_items, "bm": bm_items}))
+    return dims
+
+
+def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Scenario,
+           cat: Catalog, be: float | None) -> list[Flip]:
+    flips: list[Flip] = []
+    forced = [r for r in ("compliance", "custom-driver", "elastic") if r in w.requires]
+    if forced:
+        flips.append(Flip("requires", ",".join(forced), Note("f_requires", {"req": forced})))
+    if runner is None:
+        return flips
+    if be is not None:
+        above = winner.offer.mode == "container"
+        flips.append(Flip("hours_per_day", be, Note("f_hours", {
+            "h": be, "other": runner.offer.id, "dir": "above" if above else "below",
+            "now": w.hours_per_day})))
+
+    def dur_diff(d: float) -> float:
+        return (_decision(w, runner.offer, s, cat, duration_hours=d)
+                - _decision(w, winner.offer, s, cat, duration_hours=d))
+
+    lo, hi = 1.0, max(w.duration_hours * 4, 24 * 365.0)
+    root = _root(dur_diff, lo, hi, steps=48)
+    if root is not None:
+        flips.append(Flip("duration", root / 24, Note("f_duration", {
+            "days": root / 24, "other": runner.offer.id, "now": w.duration_days})))
+
+    gap = runner.cost.decision - winner.cost.decision
+    if runner.cost.rental_mid > 0:
+        k = 1 - gap / runner.cost.rental_mid
+        if k > 0:
+            flips.append(Flip("price", runner.offer.price_amount.mid * k, Note("f_price_runner", {
+                "other": runner.offer.id, "price": runner.offer.price_amount.mid * k,
+                "now": runner.offer.price_amount.mid, "per": runner.offer.price_per, "currency": s.currency})))
+    if winner.cost.rental_mid > 0:
+        k = 1 + gap / winner.cost.rental_mid
+        flips.append(Flip("price", winner.offer.price_amount.mid * k, Note("f_price_winner", {
+            "offer": winner.offer.id, "price": winner.offer.price_amount.mid * k,
+            "now": winner.offer.price_amount.mid, "per": winner.offer.price_per, "currency": s.currency,
+            "other": runner.offer.id})))
+    return flips
+
+
+def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
+    options: list[OptionResult] = []
+    for o in s.offers:
+        if o.gpu not in w.gpus_allowed:
+            continue
+        c = option_cost(w, o, s, cat)
+        reason = _feasibility(w, o)
+        options.append(OptionResult(o, reason is None, reason, c, tuple(_option_warnings(w, o, c, s, cat))))
+
+    warnings: list[Warning] = []
+    threshold = float(cat.defaults["utilization_threshold"])
+    if w.utilization < threshold:
+        warnings.append(Warning("low-utilization", Note("w_low_util", {"util": w.utilization, "threshold": threshold})))
+    if "utilization" in w.defaults_used:
+        warnings.append(Warning("utilization-assumed", Note("w_util_assumed", {"util": w.utilization})))
+    if s.team.engineer_hour_cost is None and any(r.offer.ops_hours > 0 or r.offer.setup_hours > 0 for r in options):
+        warnings.append(Warning("ops-unpriced", Note("w_team_unpriced")))
+
+    best_ct, best_bm = _best(options, "container"), _best(options, "bare-metal")
+    be = break_even_hours(w, best_ct.offer, best_bm.offer, s, cat) if best_ct and best_bm else None
+    feasible = [r for r in options if r.feasible]
+    if not feasible:
+        warnings.append(Warning("no-feasible-option", Note("w_no_feasible")))
+        return WorkloadAdvice(w, tuple(warnings), tuple(options), None, be)
+
+    winner = min(feasible, key=lambda r: (r.cost.decision, r.offer.id))
+    other_mode = "bare-metal" if winner.offer.mode == "container" else "container"
+    runner = _best(options, other_mode)
+    dims = _dimensions(w, best_ct, best_bm, cat)
+
+    reasons: list[Note] = []
+    for r in options:
+        if not r.feasible and r.infeasible_reason is not None and r.offer.mode == other_mode:
+            reasons.append(Note("r_rule", {"rule": r.infeasible_reason.key}))
+            break
+    if runner is not None:
+        saving = 1 - winner.cost.decision / runner.cost.decision if runner.cost.decision else 0.0
+        reasons.append(Note("r_cost", {"offer": winner.offer.id, "cost": winner.cost.total_mid,
+                                       "other": runner.offer.id, "other_cost": runner.cost.total_mid,
+                                       "saving": saving, "currency": s.currency}))
+        if winner.cost.total_high < runner.cost.total_low:
+            reasons.append(Note("r_robust", {"high": winner.cost.total_high, "low": runner.cost.total_low,
+                                             "saving": 1 - winner.cost.total_high / runner.cost.total_low}))
+        elif winner.cost.total_low > runner.cost.total_high:
+            pass
+        elif runner.cost.total_low < winner.cost.total_high:
+            reasons.append(Note("r_overlap", {"other": runner.offer.id}))
+    else:
+        reasons.append(Note("r_only_mode", {"mode": winner.offer.mode}))
+    perf = dims["performance"]
+    if perf.favors == "bare-metal" and winner.offer.mode == "bare-metal":
+        reasons.append(Note("r_perf", {"gap": perf.reason.params["gap"]}))
+    if winner.offer.mode == "bare-metal" and w.utilization < threshold:
+        reasons.append(Note("r_low_util", {"util": w.utilization, "threshold": threshold}))
+    if winner.offer.mode == "bare-metal" and winner.cost.idle > 0 and winner.cost.rental_mid:
+        reasons.append(Note("r_idle", {"share": winner.cost.idle / winner.cost.rental_mid}))
+    if w.duration_days < float(cat.defaults["short_project_days"]) and winner.offer.mode == "container":
+        reasons.append(Note("r_short", {"days": w.duration_days}))
+
+    rec = Recommendation(
+        offer=winner.offer.id,
+        mode=winner.offer.mode,
+        reasons=tuple(reasons),
+        dimensions=dims,
+        flip=tuple(_flips(w, winner, runner, s, cat, be)),
+    )
+    return WorkloadAdvice(w, tuple(warnings), tuple(options), rec, be)
+
+
+def advise(s: Scenario, cat: Catalog) -> list[WorkloadAdvice]:
+    return [advise_workload(w, s, cat) for w in s.workloads]

@@ -1,0 +1,1 @@
+"""Renderers: turn engine results into JSON, tables, markdown and HTML. They never compute."""

@@ -1,0 +1,195 @@
+"""Rendering a comparison: the `gpuplan.compare/1` JSON contract, a Rich table, markdown."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpuplan.advise import WorkloadAdvice
+from gpuplan.i18n import t
+from gpuplan.render.notes import note_text
+
+SCHEMA = "gpuplan.compare/1"
+
+
+def _r(x: float, nd: int = 2) -> float:
+    return round(float(x), nd)
+
+
+def compare_json(result: Any, lang: str = "en") -> dict[str, Any]:
+    """The JSON contract (see README). `result` is an `api.CompareResult`."""
+    out: dict[str, Any] = {"schema": SCHEMA, "currency": result.scenario.currency, "workloads": []}
+    for adv in result.advice:
+        out["workloads"].append(_workload_json(adv, lang))
+    return out
+
+
+def _warn(ws: Any, lang: str) -> list[dict[str, str]]:
+    return [{"code": w.code, "message": note_text(w.note, lang)} for w in ws]
+
+
+def _workload_json(adv: WorkloadAdvice, lang: str) -> dict[str, Any]:
+    options = []
+    for r in adv.options:
+        c = r.cost
+        options.append({
+            "offer": r.offer.id,
+            "mode": r.offer.mode,
+            "feasible": r.feasible,
+            "infeasible_reason": note_text(r.infeasible_reason, lang) if r.infeasible_reason else None,
+            "cost": {"total": _r(c.total_mid), "low": _r(c.total_low), "high": _r(c.total_high),
+                     "per_month": _r(c.per_month), "rental": _r(c.rental_mid), "ops": _r(c.ops),
+                     "setup": _r(c.setup), "idle": _r(c.idle)},
+            "time": {"wall_hours": _r(c.wall_hours), "gpu_hours_used": _r(c.gpu_hours_used),
+                     "gpu_hours_paid": _r(c.gpu_hours_paid), "slowdown": _r(c.slowdown.total, 4)},
+            "warnings": _warn(r.warnings, lang),
+        })
+    rec = None
+    if adv.recommendation is not None:
+        rr = adv.recommendation
+        rec = {
+            "offer": rr.offer,
+            "mode": rr.mode,
+            "reasons": [note_text(n, lang) for n in rr.reasons],
+            "dimensions": {k: {"favors": d.favors, "reason": note_text(d.reason, lang)}
+                           for k, d in rr.dimensions.items()},
+            "flip": [{"parameter": f.parameter,
+                      "value": _r(f.value, 4) if isinstance(f.value, float) else f.value,
+                      "message": note_text(f.note, lang)} for f in rr.flip],
+        }
+    be = adv.break_even_hours
+    return {
+        "id": adv.workload.id,
+        "warnings": _warn(adv.warnings, lang),
+        "options": options,
+        "recommendation": rec,
+        "break_even": {"hours_per_day": None if be is None or math.isnan(be) else _r(be, 3)},
+    }
+
+
+def _money(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    cur = result.scenario.currency
+    console.print(Text(t("compare.title", lang, scenario=result.scenario.path or ""), style="bold"))
+    console.print(t("compare.summary", lang, n=len(result.advice), currency=cur, dpm=result.scenario.days_per_month))
+    for adv in result.advice:
+        rec = adv.recommendation
+        title = f"{adv.workload.id}  ({adv.workload.kind}, {adv.workload.gpus} × {'/'.join(adv.workload.gpus_allowed)})"
+        table = Table(title=title, title_justify="left", title_style="bold cyan", show_lines=False)
+        for col in ("offer", "mode", "total", "range", "per_month", "rental", "ops", "setup", "idle", "wall",
+                    "slowdown"):
+            table.add_column(t(f"compare.{col}", lang), justify="left" if col in ("offer", "mode") else "right")
+        for r in adv.options:
+            c = r.cost
+            star = "★ " if rec and rec.offer == r.offer.id else ("✗ " if not r.feasible else "  ")
+            style = "bold green" if rec and rec.offer == r.offer.id else ("dim" if not r.feasible else None)
+            table.add_row(
+                star + r.offer.id, t(f"compare.mode_{r.offer.mode}", lang), _money(c.total_mid),
+                f"{_money(c.total_low)}–{_money(c.total_high)}", _money(c.per_month), _money(c.rental_mid),
+                _money(c.ops), _money(c.setup), _money(c.idle), t("compare.days", lang, d=c.wall_hours / 24),
+                f"{c.slowdown.total:.3f}", style=style,
+            )
+        console.print(table)
+        if rec is None:
+            console.print(f"  [bold red]{t('compare.verdict', lang)}:[/] {t('compare.no_verdict', lang)}")
+        else:
+            console.print(f"  [bold]{t('compare.verdict', lang)}:[/] [bold green]{rec.offer}[/] "
+                          f"({t(f'compare.mode_{rec.mode}', lang)})")
+            for n in rec.reasons:
+                console.print(f"    • {note_text(n, lang)}", markup=False)
+            console.print(f"  [bold]{t('compare.dimensions', lang)}:[/]")
+            for k, d in rec.dimensions.items():
+                console.print(f"    {t(f'compare.dim_{k}', lang)}: [bold]{t(f'compare.favors_{d.favors}', lang)}[/]"
+                              f" — {note_text(d.reason, lang)}")
+        be = adv.break_even_hours
+        be_text = t("compare.break_even_value", lang, h=be) if be is not None else t("compare.break_even_none", lang)
+        console.print(f"  [bold]{t('compare.break_even', lang)}:[/] {be_text}")
+        if rec and rec.flip:
+            console.print(f"  [bold]{t('compare.flip', lang)}:[/]")
+            for f in rec.flip:
+                console.print(f"    • {note_text(f.note, lang)}", markup=False)
+        warns = [(None, w) for w in adv.warnings] + [(r.offer.id, w) for r in adv.options for w in r.warnings]
+        if warns:
+            console.print(f"  [bold yellow]{t('compare.warnings', lang)}:[/]")
+            for oid, w in warns:
+                prefix = f"{oid}: " if oid else ""
+                console.print(f"    [yellow]{w.code}[/] {prefix}{note_text(w.note, lang)}")
+        if explain:
+            _explain(adv, result, lang, console)
+        console.print()
+    if explain:
+        console.print(t("compare.explain_sources", lang, files=", ".join(result.scenario.catalog_files)),
+                      markup=False)
+
+
+def _explain(adv: WorkloadAdvice, result: Any, lang: str, console: Any) -> None:
+    cur = result.scenario.currency
+    console.print(f"  [bold]{t('compare.explain_title', lang)}:[/]")
+    w = adv.workload
+    for r in adv.options:
+        s = r.cost.slowdown
+        o = r.offer
+        console.print("    " + t("compare.explain_slowdown", lang, offer=o.id, compute=s.compute,
+                                  comm=w.communication, inter=s.interconnect_effective, inter_term=s.interconnect,
+                                  n=w.gpus, lo=o.overhead.jitter[0], hi=o.overhead.jitter[1],
+                                  strag=s.straggler, total=s.total), markup=False)
+        c = r.cost
+        if o.mode == "container":
+            line = t("compare.explain_cost_ct", lang, offer=o.id, gpus=w.gpus, run=c.run_hours,
+                     price=o.price_per_gpu_hour.mid, currency=cur, rental=c.rental_mid, ops=c.ops,
+                     setup=c.setup, total=c.total_mid)
+        else:
+            line = t("compare.explain_cost_bm", lang, offer=o.id, billed=c.billed_gpus, lease=c.lease_hours,
+                     wall=c.wall_hours, term=o.min_term_hours, price=o.price_per_gpu_hour.mid, currency=cur,
+                     rental=c.rental_mid, ops_h=c.ops_hours, ops=c.ops, setup=c.setup, total=c.total_mid,
+                     idle=c.idle)
+        console.print("    " + line, markup=False)
+        if o.defaults_used:
+            console.print("    " + t("compare.explain_defaults", lang, offer=o.id, fields=", ".join(o.defaults_used)),
+                          markup=False)
+
+
+def compare_markdown(result: Any, lang: str) -> str:
+    cur = result.scenario.currency
+    lines = [f"# {t('compare.title', lang, scenario=result.scenario.path or '')}", "",
+             t("compare.summary", lang, n=len(result.advice), currency=cur, dpm=result.scenario.days_per_month), ""]
+    cols = ("offer", "mode", "total", "range", "per_month", "idle", "wall", "slowdown", "feasible")
+    for adv in result.advice:
+        rec = adv.recommendation
+        lines += [f"## {adv.workload.id}", "", "| " + " | ".join(t(f"compare.{c}", lang) for c in cols) + " |",
+                  "|" + "---|" * len(cols)]
+        for r in adv.options:
+            c = r.cost
+            name = f"**{r.offer.id}**" if rec and rec.offer == r.offer.id else r.offer.id
+            lines.append("| " + " | ".join([
+                name, t(f"compare.mode_{r.offer.mode}", lang), _money(c.total_mid),
+                f"{_money(c.total_low)}–{_money(c.total_high)}", _money(c.per_month), _money(c.idle),
+                t("compare.days", lang, d=c.wall_hours / 24), f"{c.slowdown.total:.3f}",
+                t("compare.yes" if r.feasible else "compare.no", lang)]) + " |")
+        lines.append("")
+        if rec:
+            lines.append(f"**{t('compare.verdict', lang)}:** {rec.offer} ({t(f'compare.mode_{rec.mode}', lang)})")
+            lines.append("")
+            lines += [f"- {note_text(n, lang)}" for n in rec.reasons]
+            lines += ["", f"**{t('compare.dimensions', lang)}:**", ""]
+            lines += [f"- {t(f'compare.dim_{k}', lang)}: **{t(f'compare.favors_{d.favors}', lang)}** — "
+                      f"{note_text(d.reason, lang)}" for k, d in rec.dimensions.items()]
+        else:
+            lines.append(f"**{t('compare.verdict', lang)}:** {t('compare.no_verdict', lang)}")
+        be = adv.break_even_hours
+        lines += ["", f"**{t('compare.break_even', lang)}:** " + (
+            t("compare.break_even_value", lang, h=be) if be is not None else t("compare.break_even_none", lang))]
+        if rec and rec.flip:
+            lines += ["", f"**{t('compare.flip', lang)}:**", ""] + [f"- {note_text(f.note, lang)}" for f in rec.flip]
+        warns = [(None, w) for w in adv.warnings] + [(r.offer.id, w) for r in adv.options for w in r.warnings]
+        if warns:
+            lines += ["", f"**{t('compare.warnings', lang)}:**", ""]
+            lines += [f"- `{w.code}` {oid + ': ' if oid else ''}{note_text(w.note, lang)}" for oid, w in warns]
+        lines.append("")
+    return "\n".join(lines)

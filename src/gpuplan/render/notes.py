@@ -1,0 +1,28 @@
+"""Translating engine `Note`s (message key + values) into text in the user's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.i18n import t
+
+SEP = {"en": "; ", "zh": "；"}
+
+
+def note_text(note: Any, lang: str, area: str = "compare") -> str:
+    params = dict(note.params)
+    if "rule" in params:
+        params["rule"] = t(f"{area}.{params['rule']}", lang)
+    if "mode" in params:
+        params["mode"] = t(f"{area}.mode_{params['mode']}", lang)
+    if "dir" in params:
+        params["dir"] = t(f"{area}.dir_{params['dir']}", lang)
+    if "why" in params:
+        params["why"] = SEP[lang].join(t(f"{area}.why_{k}", lang) for k in params["why"])
+    for key in ("ct", "bm"):
+        if isinstance(params.get(key), list):
+            items = params[key]
+            params[key] = SEP[lang].join(t(f"{area}.{k}", lang) for k in items) if items else t(f"{area}.none_item", lang)
+    if isinstance(params.get("req"), list):
+        params["req"] = ", ".join(params["req"])
+    return t(f"{area}.{note.key}", lang, **params)

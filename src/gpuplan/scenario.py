@@ -1,0 +1,364 @@
+"""Reading a scenario file: YAML (safe) -> validated models -> resolved `Scenario`.
+
+Every error names the file, the line, the field path (`workloads[0].gpus`), what was expected and
+a hint. Offers taking `use: <catalog id>` start from the catalog entry; scenario fields override it.
+Fields left out take the catalog's per-mode defaults, and each default used is recorded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from gpuplan.catalog import Catalog, load_catalog
+from gpuplan.errors import ScenarioError
+from gpuplan.models import (
+    Offer,
+    OfferIn,
+    Overhead,
+    Range,
+    Scenario,
+    ScenarioIn,
+    Team,
+    Workload,
+)
+from gpuplan.units import UnitError, parse_duration, parse_ops, per_gpu_hour
+
+HINTS = {
+    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
+    "hours_per_day": "hours_per_day is how many hours a day the workload runs, in (0, 24].",
+    "days_per_week": "days_per_week is a whole number from 1 to 7.",
+    "utilization": "utilization is the share of running time the GPUs do work, in (0, 1]; `gpuplan audit` measures it.",
+    "communication": "communication is the share of a step spent in non-overlapped GPU-GPU communication, in [0, 1).",
+    "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic.",
+    "kind": "kind is one of: training, fine-tuning, experiment, inference.",
+    "mode": "mode is bare-metal or container.",
+    "per": "per is one of gpu-hour, gpu-day, gpu-month, node-hour, node-day, node-month.",
+    "amount": "amount is a number or [low, high] in the scenario's currency.",
+    "currency": "currency is an ISO 4217 code such as CNY or USD.",
+    "version": "this gpuplan reads scenario version 1: put `version: 1` at the top.",
+    "interconnect": "overhead.interconnect is the fraction of bandwidth a job really gets, in (0, 1]; "
+    "offer.interconnect is one of nvlink, hccs, pcie, none.",
+    "jitter": "jitter is a fraction or [low, high] of per-step slowdown from neighbours, each in [0, 1).",
+    "window": "window is a daily time range such as \"09:00-18:00\".",
+    "rdma": "rdma is one of none, roce, infiniband.",
+    "lease_unit": "lease_unit is gpu or node.",
+}
+
+
+def _path_str(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _line_index(text: str) -> dict[tuple[Any, ...], int]:
+    """Map each YAML path (keys and list indices) to its 1-based line."""
+    import yaml
+
+    lines: dict[tuple[Any, ...], int] = {}
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return lines
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = k.value
+                lines[(*path, key)] = k.start_mark.line + 1
+                walk(v, (*path, key))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, (*path, i))
+
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+class _Locator:
+    def __init__(self, file: str, text: str) -> None:
+        self.file = file
+        self.lines = _line_index(text)
+
+    def line(self, loc: tuple[Any, ...]) -> int | None:
+        loc = tuple(loc)
+        while loc:
+            if loc in self.lines:
+                return self.lines[loc]
+            loc = loc[:-1]
+        return self.lines.get(())
+
+    def error(self, loc: tuple[Any, ...], message: str, hint: str | None = None) -> ScenarioError:
+        if hint is None:
+            for part in reversed(loc):
+                if isinstance(part, str) and part in HINTS:
+                    hint = HINTS[part]
+                    break
+        return ScenarioError(message, file=self.file, line=self.line(loc), field=_path_str(loc) or None, hint=hint)
+
+
+def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
+    err = exc.errors()[0]
+    # Drop pydantic's union-branch tags (e.g. 'float', 'tuple[...]') from the location.
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str",
+                                                                                          "list", "tuple"})))
+    kind = err["type"]
+    given = err.get("input")
+    if kind == "extra_forbidden":
+        message = f"unknown field `{loc[-1]}`"
+        hint = "unknown fields are errors so that a typo cannot pass silently; check the spelling."
+        return loc8.error(loc, message, hint)
+    if kind == "missing":
+        return loc8.error(loc, "required field is missing")
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    text = f"{msg[0].lower()}{msg[1:]}"
+    if kind not in ("value_error",) and given is not None and not isinstance(given, (dict, list)):
+        text += f", got {given!r}"
+    return loc8.error(loc, text)
+
+
+def read_scenario_data(path: str | Path) -> tuple[dict[str, Any], _Locator]:
+    import yaml
+
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"cannot read the scenario: {exc.strerror}", file=p,
+                            hint="check the path; `gpuplan init` writes a starter scenario.") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"not UTF-8 text (byte {exc.start})", file=p,
+                            hint="save the scenario as UTF-8.") from None
+    return parse_scenario_text(text, str(p))
+
+
+def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ScenarioError(
+            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+            file=name, line=(mark.line + 1) if mark else None,
+            hint="check indentation and that lists use `- ` consistently near that line.",
+        ) from None
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario is a YAML mapping with version, currency, offers and workloads",
+                            file=name, line=1, hint="`gpuplan init` writes a commented starter.")
+    return data, _Locator(name, text)
+
+
+def load_scenario(path: str | Path, catalog: Catalog | str | Path | None = None) -> Scenario:
+    """Read, validate and resolve a scenario file."""
+    data, loc8 = read_scenario_data(path)
+    return build_scenario(data, loc8, catalog)
+
+
+def scenario_from_text(text: str, name: str = "<scenario>", catalog: Catalog | str | Path | None = None) -> Scenario:
+    data, loc8 = parse_scenario_text(text, name)
+    return build_scenario(data, loc8, catalog)
+
+
+def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str | Path | None) -> Scenario:
+    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    try:
+        model = ScenarioIn.model_validate(data)
+    except ValidationError as exc:
+        raise _pydantic_error(exc, loc8) from None
+
+    dpm = model.days_per_month
+    offers: list[Offer] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(model.offers):
+        offer = _resolve_offer(raw, i, model.currency, dpm, cat, loc8, data["offers"][i])
+        if offer.id in seen:
+            raise loc8.error(("offers", i, "id"), f"duplicate offer id `{offer.id}` (also offers[{seen[offer.id]}])",
+                             "offer ids must be unique.")
+        seen[offer.id] = i
+        offers.append(offer)
+
+    workloads: list[Workload] = []
+    wseen: dict[str, int] = {}
+    for i, w in enumerate(model.workloads):
+        if w.id in wseen:
+            raise loc8.error(("workloads", i, "id"), f"duplicate workload id `{w.id}`", "workload ids must be unique.")
+        wseen[w.id] = i
+        workloads.append(_resolve_workload(w, i, cat, loc8))
+        bad = {"elastic"} & set(w.requires) and ({"compliance", "custom-driver"} & set(w.requires))
+        if bad:
+            raise loc8.error(("workloads", i, "requires"),
+                             "`elastic` (containers only) conflicts with compliance/custom-driver (bare metal only)",
+                             "a workload cannot require both; split it into two workloads.")
+
+    offer_gpus = {o.gpu for o in offers}
+    for i, w in enumerate(workloads):
+        if not set(w.gpus_allowed) & offer_gpus:
+            raise loc8.error(("workloads", i, "gpu"),
+                             f"no offer provides {', '.join(w.gpus_allowed)}",
+                             f"offers provide: {', '.join(sorted(offer_gpus))}; add an offer or change the GPU.")
+
+    team = Team(engineer_hour_cost=model.team.engineer_hour_cost, researcher_hour_cost=model.team.researcher_hour_cost)
+    return Scenario(
+        currency=model.currency,
+        team=team,
+        days_per_month=dpm,
+        offers=tuple(offers),
+        workloads=tuple(workloads),
+        path=loc8.file,
+        catalog_files=cat.files,
+    )
+
+
+def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
+    try:
+        return parse_duration(value)
+    except UnitError as exc:
+        raise loc8.error(loc, str(exc), "durations are written 90m, 12h, 30d or 2w.") from None
+
+
+def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
+                   raw_dict: dict[str, Any]) -> Offer:
+    base: dict[str, Any] = {}
+    if raw.use is not None:
+        if raw.use not in cat.offers:
+            raise loc8.error(("offers", i, "use"), f"no catalog offer `{raw.use}`",
+                             "`gpuplan catalog offers` lists them; add your own with --catalog FILE.")
+        base = dict(cat.offers[raw.use])
+        cat_currency = base.pop("currency", currency)
+        if cat_currency != currency and "price" not in raw_dict:
+            raise loc8.error(("offers", i, "use"),
+                             f"catalog offer `{raw.use}` is priced in {cat_currency}, the scenario in {currency}",
+                             f"gpuplan does not convert currencies: give `price:` in {currency} in this offer.")
+        base.pop("_catalog_file", None)
+        try:
+            base_model = OfferIn.model_validate(base)
+        except ValidationError as exc:
+            raise loc8.error(("offers", i, "use"), f"catalog offer `{raw.use}` is invalid: {exc.errors()[0]['msg']}")
+        merged = base_model.model_dump(exclude_none=True)
+        merged.update(raw.model_dump(exclude_none=True, exclude={"use"}))
+        merged.setdefault("id", raw.use)
+        raw = OfferIn.model_validate(merged)
+    for key in ("id", "gpu", "mode", "price"):
+        if getattr(raw, key) is None:
+            raise loc8.error(("offers", i, key), "required field is missing",
+                             "an offer needs id, gpu, mode and price (or `use: <catalog offer id>`).")
+    assert raw.id and raw.gpu and raw.mode and raw.price
+    if raw.gpu not in cat.gpus:
+        raise loc8.error(("offers", i, "gpu"), f"unknown GPU `{raw.gpu}`",
+                         f"known GPUs: {', '.join(sorted(cat.gpus))} (`gpuplan catalog gpus`).")
+    spec = cat.gpus[raw.gpu]
+    mode_defaults = cat.defaults["modes"][raw.mode]
+    used: list[str] = []
+
+    def pick(name: str, value: Any, default: Any) -> Any:
+        if value is None:
+            used.append(name)
+            return default
+        return value
+
+    gpn = pick("gpus_per_node", raw.gpus_per_node, 8)
+    lease_unit = pick("lease_unit", raw.lease_unit, "gpu")
+    amount = raw.price.amount
+    amt = Range(*amount) if isinstance(amount, tuple) else Range(amount, amount)
+    pg = Range(
+        per_gpu_hour(amt.low, raw.price.per, gpus_per_node=gpn, days_per_month=dpm),
+        per_gpu_hour(amt.high, raw.price.per, gpus_per_node=gpn, days_per_month=dpm),
+    )
+    min_term = _duration(loc8, ("offers", i, "min_term"), pick("min_term", raw.min_term, "0"))
+    setup = _duration(loc8, ("offers", i, "setup"), pick("setup", raw.setup, mode_defaults["setup"]))
+    try:
+        ops_hours, ops_per = parse_ops(pick("ops", raw.ops, mode_defaults["ops"]))
+    except UnitError as exc:
+        raise loc8.error(("offers", i, "ops"), str(exc), "ops is engineer time such as 20h/node-month.") from None
+    ov_default = mode_defaults["overhead"]
+    ov = raw.overhead
+    compute = ov.compute if ov and ov.compute is not None else None
+    inter = ov.interconnect if ov and ov.interconnect is not None else None
+    jit = ov.jitter if ov and ov.jitter is not None else None
+    if compute is None:
+        used.append("overhead.compute")
+        compute = ov_default["compute"]
+    if inter is None:
+        used.append("overhead.interconnect")
+        inter = ov_default["interconnect"]
+    if jit is None:
+        used.append("overhead.jitter")
+        jit = tuple(ov_default["jitter"])
+    jitter = (float(jit), float(jit)) if isinstance(jit, (int, float)) else (float(jit[0]), float(jit[1]))
+    if jitter[0] > jitter[1]:
+        raise loc8.error(("offers", i, "overhead", "jitter"), "a range must be [low, high] with low <= high")
+    return Offer(
+        id=raw.id,
+        provider=raw.provider,
+        gpu=raw.gpu,
+        mode=raw.mode,
+        price_amount=amt,
+        price_per=raw.price.per,
+        price_per_gpu_hour=pg,
+        lease_unit=lease_unit,
+        gpus_per_node=gpn,
+        min_term_hours=min_term,
+        network_gbps=raw.network_gbps,
+        interconnect=pick("interconnect", raw.interconnect, spec.interconnect),
+        rdma=raw.rdma,
+        setup_hours=setup,
+        ops_hours=ops_hours,
+        ops_per=ops_per,
+        overhead=Overhead(compute=float(compute), interconnect=float(inter), jitter=jitter),
+        source=raw.source,
+        as_of=raw.as_of,
+        defaults_used=tuple(used),
+    )
+
+
+def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
+    gpus_allowed = (w.gpu,) if isinstance(w.gpu, str) else tuple(w.gpu)
+    if not gpus_allowed:
+        raise loc8.error(("workloads", i, "gpu"), "an empty list of GPUs", "name at least one GPU id.")
+    for j, g in enumerate(gpus_allowed):
+        if g not in cat.gpus:
+            loc = ("workloads", i, "gpu") if isinstance(w.gpu, str) else ("workloads", i, "gpu", j)
+            raise loc8.error(loc, f"unknown GPU `{g}`",
+                             f"known GPUs: {', '.join(sorted(cat.gpus))} (`gpuplan catalog gpus`).")
+    duration = _duration(loc8, ("workloads", i, "duration"), w.duration)
+    if duration <= 0:
+        raise loc8.error(("workloads", i, "duration"), "duration must be longer than 0", "for example 30d.")
+    kinds = cat.defaults["kinds"][w.kind]
+    used: list[str] = []
+    util = w.utilization
+    if util is None:
+        used.append("utilization")
+        util = float(kinds["utilization"])
+    comm = w.communication
+    if comm is None:
+        used.append("communication")
+        comm = float(kinds["communication"])
+    return Workload(
+        id=w.id,
+        kind=w.kind,
+        gpus_allowed=gpus_allowed,
+        gpus=w.gpus,
+        hours_per_day=float(w.hours_per_day),
+        days_per_week=w.days_per_week,
+        duration_hours=duration,
+        utilization=float(util),
+        communication=float(comm),
+        requires=frozenset(w.requires),
+        window=w.window,
+        defaults_used=tuple(used),
+    )
