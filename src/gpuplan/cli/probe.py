@@ -1,1 +1,40 @@
-"""`gpuplan probe` (not yet implemented)."""
+"""`gpuplan probe`: what this node is, its GPUs, links and network; `--bench` measures them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpuplan.cli.app import app
+from gpuplan.cli.common import CatalogOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
+
+
+@app.command()
+def probe(
+    bench: Annotated[
+        bool, typer.Option("--bench", help="Also run micro-benchmarks (needs torch: gpuplan[bench]).")
+    ] = False,
+    root: Annotated[
+        Path, typer.Option("--root", hidden=True, help="Read /proc and /sys under this tree (tests).")
+    ] = Path("/"),
+    output: OutputOpt = OutputFormat.table,
+    lang: LangOpt = Lang.en,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Inspect this node: container, VM or bare metal (with evidence), GPUs, NVLink, network, RDMA."""
+    from gpuplan.catalog import load_catalog
+    from gpuplan.probe import probe_node, to_json
+    from gpuplan.probe.render import render_markdown, render_table
+
+    report = probe_node(root, bench=bench, catalog=load_catalog(catalog))
+    doc = to_json(report, lang.value)
+    if output is OutputFormat.json:
+        write_json(doc)
+    elif output is OutputFormat.markdown:
+        typer.echo(render_markdown(doc, lang.value), nl=False)
+    else:
+        out = console()
+        for item in render_table(doc, lang.value):
+            out.print(item)

@@ -49,6 +49,10 @@ def rdma_devices(root: Root) -> list[dict[str, Any]]:
     return out
 
 
+def _rdma_ref(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r[k] for k in ("device", "link_layer", "state", "rate_gbps")}
+
+
 def interfaces(root: Root, rdma: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     rdma = rdma_devices(root) if rdma is None else rdma
     by_netdev = {nd: r for r in rdma for nd in r["netdevs"]}
@@ -61,7 +65,7 @@ def interfaces(root: Root, rdma: list[dict[str, Any]] | None = None) -> list[dic
         out.append({
             "name": name,
             "speed_gbps": _speed_gbps(root, name),
-            "rdma": ({"device": r["device"], "link_layer": r["link_layer"], "state": r["state"]} if r else None),
+            "rdma": _rdma_ref(r) if r else None,
             "operstate": root.read_line(f"/sys/class/net/{name}/operstate"),
             "virtual": not physical or name.startswith(_VIRTUAL_PREFIXES),
         })
@@ -72,7 +76,7 @@ def interfaces(root: Root, rdma: list[dict[str, Any]] | None = None) -> list[dic
             out.append({
                 "name": f"{r['device']}/{r['port']}",
                 "speed_gbps": r["rate_gbps"],
-                "rdma": {"device": r["device"], "link_layer": r["link_layer"], "state": r["state"]},
+                "rdma": _rdma_ref(r),
                 "operstate": r["state"],
                 "virtual": False,
             })
@@ -88,4 +92,5 @@ def gpudirect_rdma(root: Root) -> dict[str, Any]:
     found = sorted(mods & {"nvidia_peermem", "nv_peer_mem"})
     if found:
         return {"peermem_loaded": True, "evidence": [f"/proc/modules: {', '.join(found)} loaded"]}
-    return {"peermem_loaded": False, "evidence": ["/proc/modules: neither nvidia_peermem nor nv_peer_mem loaded"]}
+    return {"peermem_loaded": False,
+            "evidence": ["/proc/modules: neither nvidia_peermem nor nv_peer_mem loaded"]}
