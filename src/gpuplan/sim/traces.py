@@ -1,0 +1,653 @@
+"""Job-trace readers: each public trace format becomes one plain `Trace`.
+
+A `Trace` is parallel numpy arrays in file order (submit seconds, duration seconds, GPUs as a float,
+optional GPU type) plus the count of skipped records by reason. The format is chosen from the header
+(`format="auto"`) or named (`generic`, `alibaba-2023`, `alibaba-pai-2020`, `philly`, `helios`,
+`tiresias`). Input that is wrong (a missing column, text in a number, a negative duration, an empty
+file) raises `TraceError` naming the file, the line and the field, with a hint; records that are
+fine but unusable for a replay (no GPU, never ran, zero run time) are skipped and counted.
+
+Per format (job; submit; run time; GPUs):
+- generic: a row `submit_time,duration,gpus[,gpu]`; submit_time (s); duration (s); gpus (fractional ok).
+- alibaba-2023: a pod of `openb_pod_list_*.csv`; creation_time; deletion_time - scheduled_time;
+  num_gpu, or gpu_milli/1000 when num_gpu == 1 (the trace README's rules).
+- alibaba-pai-2020: a job_name of `pai_task_table`; the earliest task start_time (the job table's
+  start_time when `pai_job_table.csv` lies beside it); latest task end - earliest task start;
+  the sum over tasks of inst_num x plan_gpu/100.
+- philly: an entry of `cluster_job_log`; submitted_time; the sum over attempts of end - start;
+  the GPUs of the last attempt.
+- helios: a row of `cluster_log.csv`; submit_time; duration (or end_time - start_time); gpu_num.
+- tiresias: a row `job_id,num_gpu,submit_time,...,duration`; submit_time; duration; num_gpu.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gpuplan.errors import TraceError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+FORMATS = ("generic", "alibaba-2023", "alibaba-pai-2020", "philly", "helios", "tiresias")
+
+HEADERS: dict[str, tuple[str, ...]] = {
+    "generic": ("submit_time", "duration", "gpus"),
+    "alibaba-2023": ("name", "num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"),
+    "alibaba-pai-2020": ("job_name", "task_name", "inst_num", "start_time", "end_time", "plan_gpu"),
+    "helios": ("job_id", "gpu_num", "submit_time", "start_time"),
+    "tiresias": ("job_id", "num_gpu", "submit_time", "duration"),
+}
+PAI_TASK_COLUMNS = (
+    "job_name",
+    "task_name",
+    "inst_num",
+    "status",
+    "start_time",
+    "end_time",
+    "plan_cpu",
+    "plan_mem",
+    "plan_gpu",
+    "gpu_type",
+)
+PAI_JOB_COLUMNS = ("job_name", "inst_id", "user", "status", "start_time", "end_time")
+HELIOS_TIME = "%Y-%m-%d %H:%M:%S"
+PHILLY_TIME = "%Y-%m-%d %H:%M:%S"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Jobs in file order. `gpu_type` is None when the format does not say."""
+
+    submit: np.ndarray  # float64 seconds
+    duration: np.ndarray  # float64 seconds, > 0
+    gpus: np.ndarray  # float64, > 0
+    gpu_type: np.ndarray | None = None  # object array of str | None
+    skipped: dict[str, int] = field(default_factory=dict)
+    source: str = ""
+    format: str = "generic"
+    records: int = 0  # records read (rows, pods, JSON entries)
+
+    def __len__(self) -> int:
+        return int(self.submit.shape[0])
+
+    @property
+    def gpu_hours(self) -> float:
+        return float(np.sum(self.gpus * self.duration) / 3600.0)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def read_trace(path: str | Path, fmt: str = "auto") -> Trace:
+    """Read `path` as `fmt` (one of FORMATS, or `auto` to choose from the header)."""
+    p = Path(path)
+    if not p.is_file():
+        raise TraceError("no such trace file", file=p, hint="give the path of a job trace file.")
+    if fmt == "auto":
+        fmt = detect_format(p)
+    if fmt not in FORMATS:
+        raise TraceError(
+            f"unknown trace format {fmt!r}",
+            file=p,
+            field="--trace-format",
+            hint=f"use auto or one of {', '.join(FORMATS)}.",
+        )
+    reader = {
+        "generic": _read_generic,
+        "alibaba-2023": _read_openb,
+        "alibaba-pai-2020": _read_pai,
+        "philly": _read_philly,
+        "helios": _read_helios,
+        "tiresias": _read_tiresias,
+    }[fmt]
+    trace = reader(p)
+    if len(trace) == 0:
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(trace.skipped.items())) or "none"
+        raise TraceError(
+            f"no usable jobs ({trace.records} records read; skipped: {detail})",
+            file=p,
+            hint="a replay needs at least one job that uses GPUs and has a positive run time.",
+        )
+    return trace
+
+
+def _first_line(p: Path) -> str:
+    with p.open("r", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                return line.strip()
+    raise TraceError(
+        "the file is empty",
+        file=p,
+        line=1,
+        hint="a trace needs a header and at least one job row (or a JSON list for Philly).",
+    )
+
+
+def detect_format(p: Path) -> str:
+    first = _first_line(p).lstrip("\ufeff")
+    if first.startswith(("[", "{")):
+        return "philly"
+    cols = {c.strip().strip('"').lower() for c in first.split(",")}
+    for fmt in ("alibaba-2023", "alibaba-pai-2020", "helios", "tiresias", "generic"):
+        if set(HEADERS[fmt]) <= cols:
+            return fmt
+    if set(PAI_JOB_COLUMNS) <= cols:
+        return "alibaba-pai-2020"
+    parts = first.split(",")
+    if len(parts) in (len(PAI_TASK_COLUMNS), len(PAI_JOB_COLUMNS)) and _is_number(parts[4]):
+        return "alibaba-pai-2020"  # the released PAI tables have no header line
+    raise TraceError(
+        "cannot tell the trace format from the header",
+        file=p,
+        line=1,
+        hint="expected a header such as `submit_time,duration,gpus` (generic), the Alibaba openb pod list, "
+        "the PAI 2020 task table, Helios cluster_log.csv, a Tiresias CSV or a Philly JSON list; "
+        "or name it with --trace-format.",
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- CSV plumbing
+
+
+def _read_csv(p: Path, fmt: str, columns: tuple[str, ...] | None = None) -> pl.DataFrame:
+    import polars as pl
+
+    _first_line(p)  # empty file -> TraceError
+    try:
+        if columns is None:
+            df = pl.read_csv(p, infer_schema_length=0, truncate_ragged_lines=False)
+        else:
+            df = pl.read_csv(p, infer_schema_length=0, has_header=False, new_columns=list(columns))
+    except Exception as exc:  # polars' own parse errors (ragged lines, bad quoting)
+        raise TraceError(
+            f"not a readable CSV file: {str(exc).splitlines()[0]}",
+            file=p,
+            hint=f"check the file is a comma-separated {fmt} trace.",
+        ) from exc
+    df = df.rename({c: c.strip().strip('"').lower() for c in df.columns})
+    if df.height == 0:
+        raise TraceError(
+            "the file has a header but no job rows",
+            file=p,
+            line=2,
+            hint="a trace needs at least one job row.",
+        )
+    return df
+
+
+def _require(df: pl.DataFrame, p: Path, fmt: str, needed: tuple[str, ...]) -> None:
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise TraceError(
+            f"missing column {missing[0]!r} for the {fmt} format",
+            file=p,
+            line=1,
+            field=missing[0],
+            hint=f"the header must include {','.join(needed)}; it has {','.join(df.columns)}.",
+        )
+
+
+def _numbers(
+    df: pl.DataFrame, col: str, p: Path, *, header: bool = True, required: bool = True
+) -> np.ndarray:
+    """Column `col` as float64 (NaN where empty); text that is not a number raises with its line."""
+    import polars as pl
+
+    raw = df.get_column(col).str.strip_chars()
+    num = raw.cast(pl.Float64, strict=False)
+    bad = num.is_null() & raw.is_not_null() & (raw != "")
+    if bad.any():
+        i = int(bad.arg_max())  # type: ignore[arg-type]
+        raise TraceError(
+            f"expected a number, got {raw[i]!r}",
+            file=p,
+            line=i + (2 if header else 1),
+            field=col,
+            hint=f"{col} must be a plain number in every row.",
+        )
+    arr = num.to_numpy().astype(np.float64, copy=False)
+    if required:
+        empty = np.isnan(arr)
+        if empty.any():
+            i = int(np.argmax(empty))
+            raise TraceError(
+                "empty value",
+                file=p,
+                line=i + (2 if header else 1),
+                field=col,
+                hint=f"{col} must be given in every row.",
+            )
+    return arr
+
+
+def _no_negative(arr: np.ndarray, p: Path, col: str, what: str, *, header: bool = True) -> None:
+    neg = arr < 0
+    if neg.any():
+        i = int(np.argmax(neg))
+        raise TraceError(
+            f"negative {what}: {arr[i]:g}",
+            file=p,
+            line=i + (2 if header else 1),
+            field=col,
+            hint=f"{col} must be >= 0; check the column order and units (seconds).",
+        )
+
+
+def _build(
+    p: Path,
+    fmt: str,
+    submit: np.ndarray,
+    duration: np.ndarray,
+    gpus: np.ndarray,
+    gpu_type: np.ndarray | None,
+    reasons: list[tuple[str, np.ndarray]],
+    records: int,
+) -> Trace:
+    """Apply the skip masks in order (each record counted once, under the first reason that holds)."""
+    keep = np.ones(submit.shape[0], dtype=bool)
+    skipped: dict[str, int] = {}
+    for reason, mask in reasons:
+        hit = mask & keep
+        n = int(hit.sum())
+        if n:
+            skipped[reason] = n
+        keep &= ~hit
+    return Trace(
+        submit=np.ascontiguousarray(submit[keep], dtype=np.float64),
+        duration=np.ascontiguousarray(duration[keep], dtype=np.float64),
+        gpus=np.ascontiguousarray(gpus[keep], dtype=np.float64),
+        gpu_type=None if gpu_type is None else gpu_type[keep],
+        skipped=skipped,
+        source=str(p),
+        format=fmt,
+        records=records,
+    )
+
+
+def _strings(df: pl.DataFrame, col: str) -> np.ndarray | None:
+    if col not in df.columns:
+        return None
+    vals = df.get_column(col).str.strip_chars().to_list()
+    return np.array([v if v else None for v in vals], dtype=object)
+
+
+# ---------------------------------------------------------------- formats
+
+
+def _read_generic(p: Path) -> Trace:
+    df = _read_csv(p, "generic")
+    _require(df, p, "generic", HEADERS["generic"])
+    submit = _numbers(df, "submit_time", p)
+    duration = _numbers(df, "duration", p)
+    gpus = _numbers(df, "gpus", p)
+    _no_negative(duration, p, "duration", "duration")
+    _no_negative(gpus, p, "gpus", "GPU count")
+    return _build(
+        p,
+        "generic",
+        submit,
+        duration,
+        gpus,
+        _strings(df, "gpu"),
+        [("no_gpu", gpus <= 0), ("non_positive_duration", duration <= 0)],
+        df.height,
+    )
+
+
+def _read_tiresias(p: Path) -> Trace:
+    df = _read_csv(p, "tiresias")
+    _require(df, p, "tiresias", HEADERS["tiresias"])
+    submit = _numbers(df, "submit_time", p)
+    duration = _numbers(df, "duration", p)
+    gpus = _numbers(df, "num_gpu", p)
+    _no_negative(duration, p, "duration", "duration")
+    _no_negative(gpus, p, "num_gpu", "GPU count")
+    return _build(
+        p,
+        "tiresias",
+        submit,
+        duration,
+        gpus,
+        None,
+        [("no_gpu", gpus <= 0), ("non_positive_duration", duration <= 0)],
+        df.height,
+    )
+
+
+def _read_openb(p: Path) -> Trace:
+    """Alibaba 2023 openb pods, by the trace README's rules: skip num_gpu == 0 and pods without
+    scheduled_time; submit = creation_time; run time = deletion_time - scheduled_time (skip when <= 0);
+    GPUs = num_gpu, or gpu_milli/1000 when num_gpu == 1."""
+    df = _read_csv(p, "alibaba-2023")
+    _require(df, p, "alibaba-2023", HEADERS["alibaba-2023"])
+    num_gpu = _numbers(df, "num_gpu", p)
+    milli = _numbers(df, "gpu_milli", p, required=False)
+    created = _numbers(df, "creation_time", p)
+    scheduled = _numbers(df, "scheduled_time", p, required=False)
+    deleted = _numbers(df, "deletion_time", p, required=False)
+    _no_negative(num_gpu, p, "num_gpu", "GPU count")
+    neg_milli = ~np.isnan(milli) & (milli < 0)
+    if neg_milli.any():
+        i = int(np.argmax(neg_milli))
+        raise TraceError(
+            f"negative GPU share: {milli[i]:g}",
+            file=p,
+            line=i + 2,
+            field="gpu_milli",
+            hint="gpu_milli is the share of one GPU in 1/1000, from 0 to 1000.",
+        )
+    gpus = np.where((num_gpu == 1) & ~np.isnan(milli), milli / 1000.0, num_gpu)
+    never_ran = np.isnan(scheduled)
+    no_end = ~never_ran & np.isnan(deleted)
+    with np.errstate(invalid="ignore"):
+        duration = deleted - scheduled
+    gpu_type = _strings(df, "gpu_spec")
+    return _build(
+        p,
+        "alibaba-2023",
+        created,
+        duration,
+        gpus,
+        gpu_type,
+        [
+            ("no_gpu", (num_gpu == 0) | (gpus <= 0)),
+            ("never_ran", never_ran),
+            ("missing_time", no_end),
+            ("non_positive_duration", ~(duration > 0)),
+        ],
+        df.height,
+    )
+
+
+def _read_helios(p: Path) -> Trace:
+    import polars as pl
+
+    df = _read_csv(p, "helios")
+    _require(df, p, "helios", HEADERS["helios"])
+    gpus = _numbers(df, "gpu_num", p)
+    _no_negative(gpus, p, "gpu_num", "GPU count")
+
+    def times(col: str, required: bool) -> np.ndarray:
+        raw = df.get_column(col).str.strip_chars()
+        parsed = raw.str.to_datetime(HELIOS_TIME, strict=False, time_unit="ms")
+        bad = parsed.is_null() & raw.is_not_null() & (raw != "") & (raw.str.to_lowercase() != "none")
+        if bad.any():
+            i = int(bad.arg_max())  # type: ignore[arg-type]
+            raise TraceError(
+                f"expected a time like 2020-04-01 00:00:15, got {raw[i]!r}",
+                file=p,
+                line=i + 2,
+                field=col,
+                hint=f"{col} must be written YYYY-MM-DD HH:MM:SS.",
+            )
+        sec = parsed.cast(pl.Int64).cast(pl.Float64) / 1000.0
+        arr = sec.to_numpy().astype(np.float64)
+        if required and np.isnan(arr).any():
+            i = int(np.argmax(np.isnan(arr)))
+            raise TraceError(
+                "empty value", file=p, line=i + 2, field=col, hint=f"{col} must be given in every row."
+            )
+        return arr
+
+    submit = times("submit_time", True)
+    start = times("start_time", False)
+    if "duration" in df.columns:
+        duration = _numbers(df, "duration", p, required=False)
+        neg = ~np.isnan(duration) & (duration < 0)
+        if neg.any():
+            i = int(np.argmax(neg))
+            raise TraceError(
+                f"negative duration: {duration[i]:g}",
+                file=p,
+                line=i + 2,
+                field="duration",
+                hint="duration is the run time in seconds, >= 0.",
+            )
+    elif "end_time" in df.columns:
+        end = times("end_time", False)
+        duration = end - start
+    else:
+        raise TraceError(
+            "missing column 'duration' (or 'end_time') for the helios format",
+            file=p,
+            line=1,
+            field="duration",
+            hint="Helios cluster_log.csv has duration and end_time columns.",
+        )
+    return _build(
+        p,
+        "helios",
+        submit,
+        duration,
+        gpus,
+        None,
+        [("no_gpu", gpus <= 0), ("never_ran", np.isnan(start)), ("non_positive_duration", ~(duration > 0))],
+        df.height,
+    )
+
+
+def _pai_has_header(p: Path) -> bool:
+    first = _first_line(p).lower()
+    return "job_name" in first
+
+
+def _read_pai(p: Path) -> Trace:
+    """PAI 2020: one job per job_name of the task table (tasks of a job run together).
+
+    Given the job table, the task table must lie beside it as pai_task_table.csv; given the task
+    table, a pai_job_table.csv beside it (if any) supplies the submission times."""
+
+    header = _pai_has_header(p)
+    if header:
+        df = _read_csv(p, "alibaba-pai-2020")
+    else:
+        n = len(_first_line(p).split(","))
+        df = _read_csv(
+            p, "alibaba-pai-2020", PAI_TASK_COLUMNS if n == len(PAI_TASK_COLUMNS) else PAI_JOB_COLUMNS
+        )
+    cols = set(df.columns)
+    if "plan_gpu" not in cols and set(PAI_JOB_COLUMNS) <= cols:  # the job table: look for the tasks
+        task_path = p.with_name("pai_task_table.csv")
+        if not task_path.is_file():
+            raise TraceError(
+                "the PAI job table has no GPU counts",
+                file=p,
+                field="plan_gpu",
+                hint="give pai_task_table.csv (or put it beside the job table).",
+            )
+        return _read_pai_tasks(task_path, job_table=p)
+    return _read_pai_tasks(p, job_table=p.with_name("pai_job_table.csv"), df=df, header=header)
+
+
+def _read_pai_tasks(
+    p: Path, job_table: Path | None, df: pl.DataFrame | None = None, header: bool | None = None
+) -> Trace:
+    import polars as pl
+
+    if df is None:
+        header = _pai_has_header(p)
+        df = _read_csv(p, "alibaba-pai-2020", None if header else PAI_TASK_COLUMNS)
+    h = bool(header)
+    _require(df, p, "alibaba-pai-2020", HEADERS["alibaba-pai-2020"])
+    inst = _numbers(df, "inst_num", p, header=h, required=False)
+    plan = _numbers(df, "plan_gpu", p, header=h, required=False)
+    start = _numbers(df, "start_time", p, header=h, required=False)
+    end = _numbers(df, "end_time", p, header=h, required=False)
+    for arr, col in ((inst, "inst_num"), (plan, "plan_gpu")):
+        neg = ~np.isnan(arr) & (arr < 0)
+        if neg.any():
+            i = int(np.argmax(neg))
+            raise TraceError(
+                f"negative value: {arr[i]:g}",
+                file=p,
+                line=i + (2 if h else 1),
+                field=col,
+                hint=f"{col} must be >= 0.",
+            )
+    gpu_type = df.get_column("gpu_type").str.strip_chars() if "gpu_type" in df.columns else None
+    tasks = pl.DataFrame(
+        {
+            "job": df.get_column("job_name"),
+            "gpus": np.nan_to_num(inst, nan=1.0) * np.nan_to_num(plan, nan=0.0) / 100.0,
+            "start": start,
+            "end": end,
+            "gtype": gpu_type if gpu_type is not None else pl.Series([None] * df.height, dtype=pl.String),
+        }
+    ).with_columns(pl.col("start").fill_nan(None), pl.col("end").fill_nan(None))
+    jobs = tasks.group_by("job", maintain_order=True).agg(
+        pl.col("gpus").sum(),
+        pl.col("start").min().alias("start"),
+        pl.col("end").max().alias("end"),
+        (pl.col("start").is_null() | pl.col("end").is_null()).any().alias("missing"),
+        pl.col("gtype").filter(pl.col("gpus") > 0).first().alias("gtype"),
+    )
+    submit = jobs.get_column("start").cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64)
+    if job_table is not None and job_table.is_file() and job_table != p:
+        jh = _pai_has_header(job_table)
+        jdf = _read_csv(job_table, "alibaba-pai-2020", None if jh else PAI_JOB_COLUMNS)
+        jsub = _numbers(jdf, "start_time", job_table, header=jh, required=False)
+        table = pl.DataFrame({"job": jdf.get_column("job_name"), "submit": jsub})
+        table = table.unique("job", keep="first", maintain_order=True)
+        joined = jobs.select("job").join(table, on="job", how="left", maintain_order="left")
+        js = joined.get_column("submit").fill_null(np.nan).to_numpy().astype(np.float64)
+        submit = np.where(np.isnan(js), submit, js)
+    endv = jobs.get_column("end").cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64)
+    startv = jobs.get_column("start").cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64)
+    duration = endv - startv
+    gpus = jobs.get_column("gpus").to_numpy().astype(np.float64)
+    gtypes = np.array(jobs.get_column("gtype").to_list(), dtype=object)
+    missing = jobs.get_column("missing").to_numpy().astype(bool)
+    return _build(
+        p,
+        "alibaba-pai-2020",
+        submit,
+        duration,
+        gpus,
+        gtypes,
+        [
+            ("no_gpu", gpus <= 0),
+            ("missing_time", missing | np.isnan(submit)),
+            ("non_positive_duration", ~(duration > 0)),
+        ],
+        jobs.height,
+    )
+
+
+def _philly_time(value: Any, where: str, p: Path) -> float | None:
+    if value is None or value == "None" or value == "":
+        return None
+    if not isinstance(value, str):
+        raise TraceError(
+            f"expected a time string, got {value!r}",
+            file=p,
+            field=where,
+            hint="Philly times are written YYYY-MM-DD HH:MM:SS.",
+        )
+    try:
+        return datetime.strptime(value.strip(), PHILLY_TIME).timestamp()
+    except ValueError:
+        raise TraceError(
+            f"expected a time like 2017-10-07 01:12:09, got {value!r}",
+            file=p,
+            field=where,
+            hint="Philly times are written YYYY-MM-DD HH:MM:SS.",
+        ) from None
+
+
+def _read_philly(p: Path) -> Trace:
+    """Philly cluster_job_log: submit = submitted_time; run time = the sum over attempts of
+    end - start (attempts without both times are left out); GPUs = the GPUs of the last attempt."""
+    _first_line(p)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise TraceError(
+            f"not valid JSON: {exc.msg}",
+            file=p,
+            line=exc.lineno,
+            hint="the Philly trace is a JSON list of jobs (cluster_job_log).",
+        ) from exc
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise TraceError("expected a JSON list of jobs", file=p, hint="the Philly trace is cluster_job_log.")
+    n = len(data)
+    submit = np.full(n, np.nan)
+    duration = np.zeros(n)
+    gpus = np.zeros(n)
+    reason = [""] * n
+    for i, job in enumerate(data):
+        if not isinstance(job, dict):
+            raise TraceError("expected an object", file=p, field=f"[{i}]", hint="each job is a JSON object.")
+        if "submitted_time" not in job:
+            raise TraceError(
+                "missing key 'submitted_time'",
+                file=p,
+                field=f"[{i}].submitted_time",
+                hint="each Philly job has submitted_time and attempts.",
+            )
+        sub = _philly_time(job["submitted_time"], f"[{i}].submitted_time", p)
+        attempts = job.get("attempts") or []
+        if sub is None:
+            reason[i] = "missing_time"
+            continue
+        submit[i] = sub
+        if not attempts:
+            reason[i] = "no_attempts"
+            continue
+        total = 0.0
+        for k, att in enumerate(attempts):
+            st = _philly_time(att.get("start_time"), f"[{i}].attempts[{k}].start_time", p)
+            en = _philly_time(att.get("end_time"), f"[{i}].attempts[{k}].end_time", p)
+            if st is not None and en is not None:
+                if en < st:
+                    raise TraceError(
+                        "an attempt ends before it starts",
+                        file=p,
+                        field=f"[{i}].attempts[{k}].end_time",
+                        hint="end_time must not be earlier than start_time.",
+                    )
+                total += en - st
+            elif st is not None and en is None and k == len(attempts) - 1:
+                reason[i] = "still_running"
+        last = attempts[-1].get("detail") or []
+        gpus[i] = float(sum(len(d.get("gpus") or []) for d in last))
+        duration[i] = total
+    why = np.array(reason, dtype=object)
+    return _build(
+        p,
+        "philly",
+        np.nan_to_num(submit),
+        duration,
+        gpus,
+        None,
+        [
+            ("missing_time", why == "missing_time"),
+            ("no_attempts", why == "no_attempts"),
+            ("still_running", why == "still_running"),
+            ("no_gpu", gpus <= 0),
+            ("non_positive_duration", duration <= 0),
+        ],
+        n,
+    )
+
+
+def skipped_total(trace: Trace) -> int:
+    return sum(Counter(trace.skipped).values())
