@@ -1,1 +1,158 @@
-"""`gpuplan export` (not yet implemented)."""
+"""`gpuplan export`: the plan as scheduler configuration (Kueue, Slurm, Volcano, SkyPilot)."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpuplan.cli.app import app
+from gpuplan.cli.common import CatalogOpt, LangOpt
+
+
+class Target(StrEnum):
+    kueue = "kueue"
+    slurm = "slurm"
+    volcano = "volcano"
+    skypilot = "skypilot"
+
+
+class KueueApi(StrEnum):
+    v1beta2 = "v1beta2"
+    v1beta1 = "v1beta1"
+
+
+def _pairs(values: list[str], flag: str, *, bare_key: str | None = None) -> dict[str, str]:
+    """`GPU=VALUE` items (or a bare `VALUE` for every GPU when bare_key is given) -> mapping."""
+    from gpuplan.errors import UsageError
+
+    out: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep:
+            if bare_key is None:
+                raise UsageError(
+                    f"{flag}: expected GPU=NAME, got {item!r}", field=flag, hint=f"e.g. {flag} h100-sxm=H100"
+                )
+            key, value = bare_key, item
+        if not key or not value:
+            raise UsageError(f"{flag}: expected GPU=NAME, got {item!r}", field=flag)
+        out[key] = value
+    return out
+
+
+@app.command()
+def export(
+    target: Annotated[Target, typer.Argument(help="kueue, slurm, volcano or skypilot.")],
+    source: Annotated[
+        Path, typer.Argument(help="PLAN.json (`gpuplan plan SCENARIO -o json`) or SCENARIO.yaml.")
+    ],
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the files into this DIRECTORY (created if needed) "
+            "instead of one stream on standard output.",
+        ),
+    ] = None,
+    api: Annotated[KueueApi, typer.Option("--api", help="Kueue API version (v1beta1 for Kueue < 0.15).")] = (
+        KueueApi.v1beta2
+    ),
+    namespace: Annotated[
+        list[str] | None, typer.Option("--namespace", "-n", help="Kueue LocalQueue namespace (repeatable).")
+    ] = None,
+    cpu_per_gpu: Annotated[
+        str, typer.Option("--cpu-per-gpu", help="CPU per GPU in quotas and node lines (a quantity).")
+    ] = "16",
+    memory_per_gpu: Annotated[
+        str, typer.Option("--memory-per-gpu", help="Memory per GPU in quotas and node lines (a quantity).")
+    ] = "128Gi",
+    gpu_resource: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gpu-resource",
+            help="Kubernetes GPU resource name: NAME, or GPU=NAME per pool "
+            "(default by vendor: nvidia.com/gpu, huawei.com/Ascend910).",
+        ),
+    ] = None,
+    autoscale: Annotated[
+        bool,
+        typer.Option("--autoscale", help="Kueue: ProvisioningRequest admission check on the elastic flavor."),
+    ] = False,
+    provisioning_class: Annotated[
+        str, typer.Option("--provisioning-class", help="ProvisioningRequest class used with --autoscale.")
+    ] = "check-capacity.autoscaling.x-k8s.io",
+    name: Annotated[str, typer.Option("--name", help="Prefix of the object, queue and partition names.")] = (
+        "gpuplan"
+    ),
+    leased_context: Annotated[
+        str, typer.Option("--leased-context", help="SkyPilot: Kubernetes context of the leased cluster.")
+    ] = "gpuplan-leased",
+    elastic_context: Annotated[
+        str, typer.Option("--elastic-context", help="SkyPilot: Kubernetes context of the elastic cluster.")
+    ] = "gpuplan-elastic",
+    accelerator: Annotated[
+        list[str] | None,
+        typer.Option("--accelerator", help="SkyPilot accelerator name, GPU=NAME (repeatable)."),
+    ] = None,
+    generated_at: Annotated[
+        str | None,
+        typer.Option(
+            "--generated-at",
+            help="Time written in the headers (default: SOURCE_DATE_EPOCH, "
+            "else the plan's generated_at, else now).",
+        ),
+    ] = None,
+    catalog: CatalogOpt = None,
+    lang: LangOpt = "en",  # type: ignore[assignment]
+) -> None:
+    """Write the plan as scheduler configuration: leased bare-metal first, elastic containers next."""
+    import re
+
+    from gpuplan.errors import UsageError
+    from gpuplan.export import ExportOptions, load_plan
+    from gpuplan.export import export as run_export
+    from gpuplan.i18n import t
+
+    lang_code = getattr(lang, "value", lang)
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name) or len(name) > 40:
+        raise UsageError(
+            f"--name: expected a lower-case DNS label (a-z, 0-9, -), got {name!r}", field="--name"
+        )
+    options = ExportOptions(
+        api=api.value,
+        name=name,
+        namespaces=tuple(dict.fromkeys(namespace or ["default"])),
+        cpu_per_gpu=cpu_per_gpu,
+        memory_per_gpu=memory_per_gpu,
+        gpu_resources=_pairs(gpu_resource or [], "--gpu-resource", bare_key="*"),
+        autoscale=autoscale,
+        provisioning_class=provisioning_class,
+        leased_context=leased_context,
+        elastic_context=elastic_context,
+        accelerators=_pairs(accelerator or [], "--accelerator"),
+        generated_at=generated_at,
+    )
+    plan = load_plan(source, catalog=catalog)
+    result = run_export(target.value, plan, options)
+    if output_dir is None:
+        sys.stdout.write(result.stdout)
+        return
+    if output_dir.exists() and not output_dir.is_dir():
+        raise UsageError(
+            f"-o {output_dir}: exists and is not a directory",
+            field="--output",
+            hint="With export, -o names a directory to write the files into.",
+        )
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for f in result.files:
+        (output_dir / f.name).write_text(f.text, encoding="utf-8")
+    typer.echo(
+        t("export.wrote", lang_code, count=len(result.files), target=target.value, dir=str(output_dir))
+    )
+    for f in result.files:
+        typer.echo(f"  {output_dir / f.name}")
