@@ -1,0 +1,372 @@
+"""What each GPU really did: utilisation over observed time, its class with evidence, and the money.
+
+Pure: `Samples` (and an optional price) in, `AuditResult` out. Vectorised over all GPUs at once with
+numpy (segment sums by GPU id), so ten million samples take a second or two.
+
+Definitions (also in docs/audit.md and `--explain`):
+- A sample stands for the time until the next sample of the same GPU. If that interval is longer than
+  `max(GAP_FACTOR x the GPU's median interval, MIN_GAP_S)` it is a gap: the sample counts for one
+  median interval only, and the rest is reported as gap time, not counted as idle.
+- mean_util = sum(w * u) / sum(w) with w the time each sample stands for (time-weighted).
+- idle: u < 0.05; busy: u >= 0.70; partial: in between. Shares are of observed time.
+- Classes, first rule that holds wins: busy (mean >= 0.80); idle (mean < 0.05); starved (mean < 0.70
+  and busy / near-idle (u < 0.20) stretches alternate within minutes: at least STARVED_MIN_SWITCHES
+  switches, at least STARVED_SWITCHES_PER_HOUR an hour, median stretch <= STARVED_MAX_RUN_MIN minutes);
+  mixed (a busy stretch and a near-idle stretch each at least MIXED_MIN_RUN_H long: a job started or
+  ended); partial (none of these: a steady, partial load).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gpuplan.telemetry.samples import Samples
+
+IDLE_BELOW = 0.05
+BUSY_FROM = 0.70
+NEAR_IDLE_BELOW = 0.20
+CLASS_BUSY_MEAN = 0.80
+CLASS_IDLE_MEAN = 0.05
+STARVED_MAX_MEAN = 0.70
+STARVED_MIN_SWITCHES = 6
+STARVED_SWITCHES_PER_HOUR = 2.0
+STARVED_MAX_RUN_MIN = 10.0
+MIXED_MIN_RUN_H = 0.5
+GAP_FACTOR = 3.0
+MIN_GAP_S = 30.0
+RULE_70 = 0.70
+CLASSES = ("busy", "idle", "starved", "mixed", "partial")
+
+
+@dataclass(frozen=True)
+class Price:
+    """Money per GPU-hour; low/high when the offer gives a range."""
+
+    per_gpu_hour: float
+    currency: str
+    low: float | None = None
+    high: float | None = None
+    source: str = ""
+
+
+@dataclass
+class GpuStat:
+    node: str
+    gpu: str
+    model: str | None
+    samples: int
+    observed_hours: float
+    gap_hours: float
+    gaps: int
+    mean_util: float
+    idle_share: float
+    busy_share: float
+    cls: str
+    evidence: dict[str, Any]
+    interval_s: float
+    first_ms: int
+    last_ms: int
+    busy_hours: float  # sum(w * u): GPU-hours of kernel activity
+    idle_hours: float  # time with u < 0.05
+    fed_util: float  # mean utilisation while busy (u >= 0.70): what the GPU does when fed
+    cost: float | None = None
+    idle_cost: float | None = None
+    starved_savings: float | None = None
+
+
+@dataclass
+class GroupStat:
+    name: str
+    gpus: int
+    observed_hours: float
+    gap_hours: float
+    mean_util: float
+    idle_share: float
+    busy_share: float
+    classes: dict[str, int]
+    cost: float | None = None
+    idle_cost: float | None = None
+
+
+@dataclass
+class AuditResult:
+    gpus: list[GpuStat]
+    nodes: list[GroupStat]
+    fleet: GroupStat
+    gpu_hours_busy: float
+    price: Price | None
+    unused_cost: float | None
+    starved_savings: float | None
+    rule_70_below: bool
+    gpus_below_70: int
+    files: list[str]
+    rows: int
+    bad_rows: int
+    bad_by_kind: dict[str, int]
+    bad_examples: dict[str, list[str]]
+    notes: list[str] = field(default_factory=list)
+
+
+def _segment_sum(values: np.ndarray, ids: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(ids, weights=values, minlength=n)
+
+
+def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
+    import polars as pl
+
+    frame = samples.frame
+    n_keys = len(samples.registry.keys)
+    key = frame["key"].to_numpy().astype(np.int64)
+    t = frame["t"].to_numpy().astype(np.int64)
+    u = frame["u"].to_numpy().astype(np.float64)
+    n = len(key)
+    present = np.bincount(key, minlength=n_keys) if n else np.zeros(n_keys, dtype=np.int64)
+
+    # Interval to the next sample of the same GPU (the last sample of a GPU: none yet).
+    same_next = np.zeros(n, dtype=bool)
+    dt = np.zeros(n, dtype=np.float64)
+    if n > 1:
+        same_next[:-1] = key[1:] == key[:-1]
+        dt[:-1] = (t[1:] - t[:-1]) / 1000.0
+    dt[~same_next] = np.nan
+    med = (
+        pl.DataFrame({"k": key, "dt": dt})
+        .filter(pl.col("dt").is_not_nan() & (pl.col("dt") > 0))
+        .group_by("k")
+        .agg(pl.col("dt").median())
+    )
+    median = np.full(n_keys, np.nan)
+    median[med["k"].to_numpy()] = med["dt"].to_numpy()
+    median = np.where(np.isnan(median), 60.0, median)  # a single sample: assume a minute
+    med_s = median[key] if n else np.zeros(0)
+    gap_thr = np.maximum(GAP_FACTOR * med_s, MIN_GAP_S)
+    is_gap = same_next & (dt > gap_thr)
+    w = np.where(same_next & ~is_gap, dt, med_s)
+    gap_s = np.where(is_gap, dt - med_s, 0.0)
+
+    obs = _segment_sum(w, key, n_keys)
+    busy = _segment_sum(w * u, key, n_keys)
+    idle_t = _segment_sum(w * (u < IDLE_BELOW), key, n_keys)
+    busy_t = _segment_sum(w * (u >= BUSY_FROM), key, n_keys)
+    fed_w = _segment_sum(w * u * (u >= BUSY_FROM), key, n_keys)
+    gaps_h = _segment_sum(gap_s, key, n_keys) / 3600.0
+    n_gaps = np.bincount(key[is_gap], minlength=n_keys) if n else np.zeros(n_keys, dtype=np.int64)
+    first_ms = np.full(n_keys, 0, dtype=np.int64)
+    last_ms = np.full(n_keys, 0, dtype=np.int64)
+    if n:
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        ends = np.r_[starts[1:] - 1, n - 1]
+        first_ms[key[starts]] = t[starts]
+        last_ms[key[ends]] = t[ends]
+
+    runs = _runs(key, u, w, is_gap, n_keys)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(obs > 0, busy / obs, 0.0)
+        idle_share = np.where(obs > 0, idle_t / obs, 0.0)
+        busy_share = np.where(obs > 0, busy_t / obs, 0.0)
+        fed = np.where(busy_t > 0, fed_w / np.maximum(busy_t, 1e-12), 0.0)
+
+    stats: list[GpuStat] = []
+    for k in range(n_keys):
+        if present[k] == 0:
+            continue
+        node, gpu = samples.registry.keys[k]
+        hours = obs[k] / 3600.0
+        cls, evidence = _classify(float(mean[k]), hours, runs, k, float(median[k]))
+        extras = samples.extras.get(k)
+        if extras:
+            evidence["other_metrics"] = {m: round(v, 4) for m, v in sorted(extras.items())}
+        g = GpuStat(
+            node=node,
+            gpu=gpu,
+            model=samples.registry.models.get(k),
+            samples=int(present[k]),
+            observed_hours=hours,
+            gap_hours=float(gaps_h[k]),
+            gaps=int(n_gaps[k]),
+            mean_util=float(mean[k]),
+            idle_share=float(idle_share[k]),
+            busy_share=float(busy_share[k]),
+            cls=cls,
+            evidence=evidence,
+            interval_s=float(median[k]),
+            first_ms=int(first_ms[k]),
+            last_ms=int(last_ms[k]),
+            busy_hours=float(busy[k]) / 3600.0,
+            idle_hours=float(idle_t[k]) / 3600.0,
+            fed_util=float(fed[k]),
+        )
+        if price is not None:
+            g.cost = hours * price.per_gpu_hour
+            g.idle_cost = g.idle_hours * price.per_gpu_hour
+            if cls == "starved" and g.fed_util > g.mean_util:
+                # The same work at the utilisation the GPU reaches when fed takes mean/fed of the hours.
+                g.starved_savings = g.cost * (1.0 - g.mean_util / g.fed_util)
+            elif cls == "starved":
+                g.starved_savings = 0.0
+        stats.append(g)
+    stats.sort(key=lambda s: (s.node, _gpu_sort(s.gpu)))
+
+    nodes: dict[str, list[GpuStat]] = {}
+    for s in stats:
+        nodes.setdefault(s.node, []).append(s)
+    node_stats = [_group(name, members, price) for name, members in sorted(nodes.items())]
+    fleet = _group("fleet", stats, price)
+    gpu_hours_busy = sum(s.busy_hours for s in stats)
+    unused = None
+    savings = None
+    if price is not None:
+        unused = (fleet.observed_hours - gpu_hours_busy) * price.per_gpu_hour
+        savings = sum(s.starved_savings or 0.0 for s in stats)
+    return AuditResult(
+        gpus=stats,
+        nodes=node_stats,
+        fleet=fleet,
+        gpu_hours_busy=gpu_hours_busy,
+        price=price,
+        unused_cost=unused,
+        starved_savings=savings,
+        rule_70_below=bool(stats) and fleet.mean_util < RULE_70,
+        gpus_below_70=sum(1 for s in stats if s.mean_util < RULE_70),
+        files=list(samples.sources),
+        rows=samples.rows,
+        bad_rows=samples.bad.total,
+        bad_by_kind=samples.bad.by_kind(),
+        bad_examples=samples.bad.examples_by_kind(),
+        notes=list(samples.notes),
+    )
+
+
+def _gpu_sort(gpu: str) -> tuple[int, int, str]:
+    return (0, int(gpu), "") if gpu.isdigit() else (1, 0, gpu)
+
+
+def _group(name: str, members: list[GpuStat], price: Price | None) -> GroupStat:
+    obs = sum(m.observed_hours for m in members)
+    classes = {c: 0 for c in CLASSES}
+    for m in members:
+        classes[m.cls] += 1
+
+    def share(attr: str) -> float:
+        return sum(getattr(m, attr) * m.observed_hours for m in members) / obs if obs > 0 else 0.0
+
+    return GroupStat(
+        name=name,
+        gpus=len(members),
+        observed_hours=obs,
+        gap_hours=sum(m.gap_hours for m in members),
+        mean_util=share("mean_util"),
+        idle_share=share("idle_share"),
+        busy_share=share("busy_share"),
+        classes=classes,
+        cost=sum(m.cost or 0.0 for m in members) if price is not None else None,
+        idle_cost=sum(m.idle_cost or 0.0 for m in members) if price is not None else None,
+    )
+
+
+@dataclass
+class _Runs:
+    switches: np.ndarray  # busy <-> near-idle changes within a stretch of data without gaps
+    median_run_min: np.ndarray
+    longest_busy_h: np.ndarray
+    longest_idle_h: np.ndarray
+
+
+def _runs(key: np.ndarray, u: np.ndarray, w: np.ndarray, is_gap: np.ndarray, n_keys: int) -> _Runs:
+    """Stretches of busy (u >= 0.70) and near-idle (u < 0.20) samples per GPU; partial samples between
+    two stretches of the same state do not split it, a gap in the data always does."""
+    import polars as pl
+
+    n = len(key)
+    empty = _Runs(np.zeros(n_keys), np.full(n_keys, np.nan), np.zeros(n_keys), np.zeros(n_keys))
+    if n == 0:
+        return empty
+    # Segment = a GPU's data between gaps.
+    new_seg = np.r_[True, (key[1:] != key[:-1]) | is_gap[:-1]]
+    seg = np.cumsum(new_seg)
+    state = np.where(u >= BUSY_FROM, 1, np.where(u < NEAR_IDLE_BELOW, 0, 2))
+    keep = state != 2
+    k2, s2, w2, g2 = key[keep], state[keep], w[keep], seg[keep]
+    if len(k2) == 0:
+        return empty
+    new_run = np.r_[True, (g2[1:] != g2[:-1]) | (s2[1:] != s2[:-1])]
+    switch = np.r_[False, (g2[1:] == g2[:-1]) & (s2[1:] != s2[:-1])]
+    run_id = np.cumsum(new_run) - 1
+    run_len = np.bincount(run_id, weights=w2)
+    run_state = s2[new_run]
+    run_key = k2[new_run]
+    switches = np.bincount(k2[switch], minlength=n_keys).astype(np.float64)
+    runs = pl.DataFrame({"k": run_key, "s": run_state, "len": run_len})
+    agg = runs.group_by("k").agg(
+        pl.col("len").median().alias("med"),
+        pl.col("len").filter(pl.col("s") == 1).max().alias("busy"),
+        pl.col("len").filter(pl.col("s") == 0).max().alias("idle"),
+    )
+    med = np.full(n_keys, np.nan)
+    lb = np.zeros(n_keys)
+    li = np.zeros(n_keys)
+    ks = agg["k"].to_numpy()
+    med[ks] = agg["med"].to_numpy() / 60.0
+    lb[ks] = agg["busy"].fill_null(0.0).to_numpy() / 3600.0
+    li[ks] = agg["idle"].fill_null(0.0).to_numpy() / 3600.0
+    return _Runs(switches, med, lb, li)
+
+
+def _classify(mean: float, hours: float, runs: _Runs, k: int, interval_s: float) -> tuple[str, dict[str, Any]]:
+    switches = float(runs.switches[k])
+    per_hour = float(switches / hours) if hours > 0 else 0.0
+    med_run = float(runs.median_run_min[k])
+    ev: dict[str, Any] = {
+        "mean_util": round(mean, 4),
+        "interval_s": round(interval_s, 3),
+        "switches": int(switches),
+        "switches_per_hour": round(per_hour, 2),
+        "median_stretch_min": None if np.isnan(med_run) else round(med_run, 2),
+        "longest_busy_h": round(float(runs.longest_busy_h[k]), 3),
+        "longest_idle_h": round(float(runs.longest_idle_h[k]), 3),
+    }
+    if mean >= CLASS_BUSY_MEAN:
+        ev["rule"] = "busy"
+        return "busy", ev
+    if mean < CLASS_IDLE_MEAN:
+        ev["rule"] = "idle"
+        return "idle", ev
+    if (
+        mean < STARVED_MAX_MEAN
+        and switches >= STARVED_MIN_SWITCHES
+        and per_hour >= STARVED_SWITCHES_PER_HOUR
+        and not np.isnan(med_run)
+        and med_run <= STARVED_MAX_RUN_MIN
+    ):
+        ev["rule"] = "starved"
+        return "starved", ev
+    if runs.longest_busy_h[k] >= MIXED_MIN_RUN_H and runs.longest_idle_h[k] >= MIXED_MIN_RUN_H:
+        ev["rule"] = "mixed"
+        return "mixed", ev
+    ev["rule"] = "partial"
+    if interval_s >= 30 and STARVED_MAX_MEAN > mean >= NEAR_IDLE_BELOW:
+        ev["note"] = "coarse_interval"  # a sawtooth faster than the sampling interval averages out
+    return "partial", ev
+
+
+def rules() -> dict[str, float]:
+    """The thresholds, for --explain and the docs."""
+    return {
+        "idle_below": IDLE_BELOW,
+        "busy_from": BUSY_FROM,
+        "near_idle_below": NEAR_IDLE_BELOW,
+        "class_busy_mean": CLASS_BUSY_MEAN,
+        "class_idle_mean": CLASS_IDLE_MEAN,
+        "starved_max_mean": STARVED_MAX_MEAN,
+        "starved_min_switches": STARVED_MIN_SWITCHES,
+        "starved_switches_per_hour": STARVED_SWITCHES_PER_HOUR,
+        "starved_max_run_min": STARVED_MAX_RUN_MIN,
+        "mixed_min_run_h": MIXED_MIN_RUN_H,
+        "gap_factor": GAP_FACTOR,
+        "min_gap_s": MIN_GAP_S,
+        "rule_70": RULE_70,
+    }

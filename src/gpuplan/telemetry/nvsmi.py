@@ -1,0 +1,342 @@
+"""nvidia-smi CSV logs (`nvidia-smi --query-gpu=... --format=csv[,nounits] -l N`).
+
+Columns are found by header name, in any order and any subset; values may carry units (`99 %`,
+`30994 MiB`) or not. The node is the `hostname` column when present, else the file name without its
+extension; the GPU is `index` (else `uuid`, else `pci.bus_id`); the model is `name` when present.
+
+The file is read in blocks of whole lines and each block is parsed with vectorised polars string
+operations, so memory holds one block of text plus compact numeric columns (about 18 bytes a row),
+and every line keeps its exact line number for the bad-data report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpuplan.errors import TelemetryError
+from gpuplan.telemetry.samples import Collector
+
+if TYPE_CHECKING:
+    import polars as pl
+
+BLOCK_BYTES = 16 * 1024 * 1024
+_HEADER_FIELD = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[([^\]]*)\])?\s*$")
+GPU_COLUMNS = ("index", "uuid", "pci.bus_id")
+TIME_FORMATS = ("%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f")
+
+
+@dataclass(frozen=True)
+class Header:
+    names: tuple[str, ...]
+    units: tuple[str, ...]  # "" where the header gives no unit
+
+    def col(self, name: str) -> int | None:
+        return self.names.index(name) if name in self.names else None
+
+
+def parse_header(line: str, path: Path, line_no: int) -> Header | None:
+    """The header of an nvidia-smi CSV, or None when `line` is not a header line."""
+    fields = line.split(",")
+    names: list[str] = []
+    units: list[str] = []
+    for f in fields:
+        m = _HEADER_FIELD.match(f)
+        if not m or m.group(1)[0].isdigit():
+            return None
+        names.append(m.group(1).lower())
+        units.append((m.group(2) or "").strip())
+    if "timestamp" not in names and "utilization.gpu" not in names:
+        return None
+    return Header(tuple(names), tuple(units))
+
+
+def _check_header(h: Header, path: Path, line_no: int) -> None:
+    missing = [n for n in ("timestamp", "utilization.gpu") if n not in h.names]
+    if missing:
+        raise TelemetryError(
+            f"the nvidia-smi header has no {' or '.join(missing)} column (found: {', '.join(h.names)})",
+            file=path,
+            line=line_no,
+            hint="log with nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv -l 10",
+        )
+    if not any(c in h.names for c in GPU_COLUMNS):
+        raise TelemetryError(
+            "the nvidia-smi header names no GPU column (index, uuid or pci.bus_id)",
+            file=path,
+            line=line_no,
+            hint="add index to --query-gpu, e.g. --query-gpu=timestamp,index,utilization.gpu",
+        )
+
+
+def read_nvsmi(path: Path, collector: Collector) -> None:
+    """Read one nvidia-smi CSV log into `collector` (bad rows counted there, never raised)."""
+    import polars as pl
+
+    path = Path(path)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
+    src = collector.add_source(str(path), lambda loc, _p=str(path): f"{_p}:{loc}")
+    node_default = path.stem
+    header: Header | None = None
+    header_line = 0
+    next_line = 1  # line number of the first line of the next block
+    carry = b""
+    with fh:
+        while True:
+            block = fh.read(BLOCK_BYTES)
+            eof = not block
+            data = carry + block
+            if not eof:
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    carry = data
+                    continue
+                carry, data = data[cut + 1 :], data[: cut + 1]
+            else:
+                carry = b""
+            if data:
+                text = data.decode("utf-8", errors="replace")
+                if header is None:
+                    header, header_line, text, skipped = _take_header(text, path, next_line)
+                    next_line += skipped
+                n_lines = _parse_block(text, next_line, header, header_line, path, node_default, src, collector)
+                next_line += n_lines
+            if eof:
+                break
+    if header is None:
+        raise TelemetryError(
+            "the file has no nvidia-smi CSV header",
+            file=path,
+            hint="expected a first line such as: timestamp, index, utilization.gpu [%]",
+        )
+    del pl
+
+
+def _take_header(text: str, path: Path, first_line: int) -> tuple[Header | None, int, str, int]:
+    """Find the header at the start of `text`; return it, its line, the rest and lines consumed."""
+    pos = 0
+    line_no = first_line
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end].strip("\r\ufeff \t")
+        if line:
+            h = parse_header(line.replace("\x00", ""), path, line_no)
+            if h is None:
+                raise TelemetryError(
+                    f"the first line is not an nvidia-smi CSV header: {line[:60]!r}",
+                    file=path,
+                    line=line_no,
+                    hint="log with --format=csv (keep the header), e.g. "
+                    "nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv -l 10",
+                )
+            _check_header(h, path, line_no)
+            return h, line_no, text[end + 1 :], line_no - first_line + 1
+        pos = end + 1
+        line_no += 1
+    return None, 0, "", line_no - first_line
+
+
+def _lines(text: str) -> pl.DataFrame:
+    """One row per line of `text` (a blank line is an empty string), fast: polars' CSV reader with a
+    separator that no longer occurs in the text, so each whole line is one field."""
+    import polars as pl
+
+    if "\x01" in text:
+        text = text.replace("\x01", "\ufffd")
+    if text.endswith("\n"):
+        text = text[:-1]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = pl.read_csv(
+        text.encode("utf-8"),
+        has_header=False,
+        separator="\x01",
+        quote_char=None,
+        schema={"s": pl.String},
+        encoding="utf8-lossy",
+        truncate_ragged_lines=True,
+    )
+    return lines.with_columns(pl.col("s").fill_null(""))
+
+
+def _parse_block(
+    text: str,
+    first_line: int,
+    header: Header | None,
+    header_line: int,
+    path: Path,
+    node_default: str,
+    src: int,
+    col: Collector,
+) -> int:
+    """Parse whole lines; returns how many lines `text` held. Repeated headers switch the layout."""
+    import polars as pl
+
+    if not text:
+        return 0
+    lines = _lines(text)
+    n = lines.height
+    lines = lines.with_columns(line=pl.int_range(first_line, first_line + n, dtype=pl.UInt32))
+    # Header lines inside the block (a logger restarted and appended): split the block at them.
+    is_head = pl.col("s").str.contains(r"^\s*(timestamp|index|name|uuid|utilization\.gpu)\s*(\[|,|$)")
+    heads = lines.filter(is_head)
+    if header is None:
+        return n
+    segments: list[tuple[Header, pl.DataFrame]] = []
+    start_line = first_line
+    current = header
+    for s, ln in zip(heads["s"].to_list(), heads["line"].to_list(), strict=True):
+        seg = lines.filter((pl.col("line") >= start_line) & (pl.col("line") < ln))
+        segments.append((current, seg))
+        new = parse_header(s.replace("\x00", ""), path, ln)
+        if new is not None:
+            _check_header(new, path, ln)
+            if new.names == current.names and new.units != current.units:
+                col.bad.add("unit_change", 1, [f"{path}:{ln}"])
+            current = new
+        start_line = ln + 1
+    segments.append((current, lines.filter(pl.col("line") >= start_line)))
+    for h, seg in segments:
+        if seg.height:
+            _parse_rows(seg, h, path, node_default, src, col)
+    return n
+
+
+_NUM = r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z%/]*)\s*$"
+_NA = ("n/a", "nan", "", "unknown", "not supported")
+
+
+def _parse_rows(seg: pl.DataFrame, h: Header, path: Path, node_default: str, src: int, col: Collector) -> None:
+    """Classify and convert one run of data lines under header `h` (all vectorised)."""
+    import polars as pl
+
+    seg = seg.filter(pl.col("s").str.strip_chars() != "")  # blank lines carry nothing: not rows
+    if not seg.height:
+        return
+    col.rows += seg.height
+    ncol = len(h.names)
+    # One split for all fields; field `ncol` is non-null only when the line has too many fields.
+    split = seg.select(
+        "line",
+        pl.col("s").str.contains("\x00", literal=True).alias("nul"),
+        pl.col("s").str.split_exact(",", ncol).struct.rename_fields([f"f{i}" for i in range(ncol + 1)]),
+    ).unnest("s")
+    i_time = h.col("timestamp")
+    i_util = h.col("utilization.gpu")
+    gpu_name = next(c for c in GPU_COLUMNS if c in h.names)
+    i_gpu = h.col(gpu_name)
+    i_host = h.col("hostname")
+    i_model = h.col("name")
+    assert i_time is not None and i_util is not None and i_gpu is not None
+    util_unit = h.units[i_util] or "%"
+
+    def f(i: int) -> pl.Expr:
+        return pl.col(f"f{i}").str.strip_chars()
+
+    unit_cols = [i for i in range(ncol) if h.units[i] and i not in (i_util, i_time)]
+    us = f(i_util)
+    df = split.select(
+        "line",
+        "nul",
+        nf_low=pl.col(f"f{ncol - 1}").is_null(),
+        nf_high=pl.col(f"f{ncol}").is_not_null(),
+        ts=_parse_time(f(i_time), split[f"f{i_time}"].drop_nulls().head(1).to_list()),
+        us=us,
+        uv=us.str.strip_chars_end(" " + util_unit).cast(pl.Float64, strict=False),
+        gpu=f(i_gpu),
+        host=f(i_host) if i_host is not None else pl.lit(node_default),
+        model=f(i_model) if i_model is not None else pl.lit(None, dtype=pl.String),
+        ux=pl.any_horizontal(
+            [
+                ~(
+                    pl.col(f"f{i}").str.ends_with(h.units[i])
+                    | pl.col(f"f{i}").str.strip_chars().cast(pl.Float64, strict=False).is_not_null()
+                    | pl.col(f"f{i}").str.strip_chars().str.starts_with("[")
+                )
+                for i in unit_cols
+            ]
+        )
+        if unit_cols
+        else pl.lit(False),
+    )
+    # A util value that is a number but carries another unit than the header's: a unit change.
+    other_unit = (
+        pl.col("uv").is_null()
+        & pl.col("us").str.contains(_NUM)
+        & ~pl.col("us").str.extract(_NUM, 2).is_in(["", util_unit])
+    )
+    is_na = pl.col("us").str.starts_with("[") | pl.col("us").str.to_lowercase().is_in(list(_NA))
+    gpu_bad = pl.col("gpu").is_null() | (pl.col("gpu") == "") | pl.col("gpu").str.starts_with("[")
+    if gpu_name == "index":
+        gpu_bad = gpu_bad | pl.col("gpu").cast(pl.UInt32, strict=False).is_null()
+    kind = (
+        pl.when(pl.col("nul"))
+        .then(pl.lit("nul_bytes"))
+        .when(pl.col("nf_low"))
+        .then(pl.lit("truncated"))
+        .when(pl.col("nf_high"))
+        .then(pl.lit("malformed"))
+        .when(is_na)
+        .then(pl.lit("na"))
+        .when(other_unit | pl.col("ux"))
+        .then(pl.lit("unit_change"))
+        .when(pl.col("ts").is_null() | pl.col("uv").is_null() | gpu_bad)
+        .then(pl.lit("malformed"))
+        .when((pl.col("uv") < 0) | (pl.col("uv") > 100))
+        .then(pl.lit("out_of_range"))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )
+    ok = ~(
+        pl.col("nul")
+        | pl.col("nf_low")
+        | pl.col("nf_high")
+        | pl.col("ux")
+        | pl.col("ts").is_null()
+        | pl.col("uv").is_null()
+        | (pl.col("uv") < 0)
+        | (pl.col("uv") > 100)
+        | gpu_bad
+    )
+    df = df.with_columns(ok=ok)
+    bad = df.filter(~pl.col("ok"))
+    if bad.height:
+        summary = (
+            bad.select("line", kind=kind)
+            .group_by("kind", maintain_order=True)
+            .agg(pl.len().alias("n"), pl.col("line").head(5).alias("first"))
+        )
+        for kind_name, count, first in summary.iter_rows():
+            col.bad.add(kind_name, count, [f"{path}:{ln}" for ln in first])
+    good = df.filter(pl.col("ok"))
+    if not good.height:
+        return
+    keys = good.group_by("host", "gpu").agg(pl.col("model").first()).sort("host", "gpu")
+    ids = []
+    for host, gpu, model in keys.iter_rows():
+        kid = col.registry.id(host or node_default, gpu)
+        col.registry.set_model(kid, model)
+        ids.append(kid)
+    keys = keys.select("host", "gpu", key=pl.Series(ids, dtype=pl.UInt32))
+    out = good.join(keys, on=["host", "gpu"], how="left", maintain_order="left").select(
+        "key",
+        t=pl.col("ts").cast(pl.Int64),
+        u=(pl.col("uv") / 100.0).cast(pl.Float32),
+        src=pl.lit(src, dtype=pl.UInt16),
+        loc=pl.col("line"),
+    )
+    col.parts.append(out)
+
+
+def _parse_time(expr: pl.Expr, sample: list[str]) -> pl.Expr:
+    """nvidia-smi's `2020/11/12 13:48:11.412`, or ISO 8601 (the format of the segment's first row)."""
+    import polars as pl
+
+    if sample and "/" in sample[0]:
+        return expr.str.strptime(pl.Datetime("ms"), TIME_FORMATS[0], strict=False)
+    return expr.str.replace("T", " ", literal=True).str.strptime(pl.Datetime("ms"), TIME_FORMATS[1], strict=False)
