@@ -14,6 +14,7 @@ unchanged). Plain floats in, a plain dict out: the CLI maps the scenario's pool 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,32 +37,44 @@ class PoolPrices:
 
     def __post_init__(self) -> None:
         for name in ("lease_per_gpu_hour", "ops_per_gpu_hour", "container_per_gpu_hour"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0")
-        if self.container_slowdown < 1.0:
-            raise ValueError("container_slowdown is a factor >= 1 (1.10 = 10% slower)")
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a number >= 0, got {value}")
+        if not (self.container_slowdown > 0 and math.isfinite(self.container_slowdown)):
+            raise ValueError("container_slowdown is a factor > 0 (1.10 = 10% slower)")
 
 
 def from_pool_prices(obj: Any, days_per_month: float = 30.0) -> PoolPrices:
-    """Map any object with the pool-price attributes (e.g. `gpuplan.pricing.pool_prices(...)`)."""
+    """Map an object with pool-price attributes (`gpuplan.pricing.pool_prices(...)`) onto `PoolPrices`.
 
-    def get(name: str, default: Any = None) -> Any:
-        return getattr(obj, name, default)
+    Range ends are read as `lease_low`/`lease_high`/`container_low`/`container_high` or as
+    `lease_per_gpu_hour_low`/... ; NaN (an offer the scenario lacks) becomes None for the ends."""
+
+    def get(*names: str, default: Any = None) -> Any:
+        for name in names:
+            value = getattr(obj, name, None)
+            if value is not None:
+                return value
+        return default
+
+    def opt(*names: str) -> float | None:
+        value = get(*names)
+        return None if value is None or math.isnan(float(value)) else float(value)
 
     return PoolPrices(
-        currency=str(get("currency", "")),
+        currency=str(get("currency", default="")),
         lease_per_gpu_hour=float(get("lease_per_gpu_hour")),
-        ops_per_gpu_hour=float(get("ops_per_gpu_hour", 0.0) or 0.0),
+        ops_per_gpu_hour=float(get("ops_per_gpu_hour", default=0.0)),
         container_per_gpu_hour=float(get("container_per_gpu_hour")),
-        container_slowdown=float(get("container_slowdown", 1.0) or 1.0),
-        lease_per_gpu_hour_low=get("lease_per_gpu_hour_low"),
-        lease_per_gpu_hour_high=get("lease_per_gpu_hour_high"),
-        container_per_gpu_hour_low=get("container_per_gpu_hour_low"),
-        container_per_gpu_hour_high=get("container_per_gpu_hour_high"),
-        offer_bare_metal=str(get("offer_bare_metal", "") or ""),
-        offer_container=str(get("offer_container", "") or ""),
-        gpus_per_node=int(get("gpus_per_node", 8) or 8),
-        days_per_month=float(get("days_per_month", days_per_month) or days_per_month),
+        container_slowdown=float(get("container_slowdown", default=1.0)),
+        lease_per_gpu_hour_low=opt("lease_per_gpu_hour_low", "lease_low"),
+        lease_per_gpu_hour_high=opt("lease_per_gpu_hour_high", "lease_high"),
+        container_per_gpu_hour_low=opt("container_per_gpu_hour_low", "container_low"),
+        container_per_gpu_hour_high=opt("container_per_gpu_hour_high", "container_high"),
+        offer_bare_metal=str(get("offer_bare_metal", default="")),
+        offer_container=str(get("offer_container", default="")),
+        gpus_per_node=int(get("gpus_per_node", default=8)),
+        days_per_month=float(get("days_per_month", default=days_per_month)),
     )
 
 
