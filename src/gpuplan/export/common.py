@@ -100,7 +100,7 @@ def header(target: str, plan: Plan, options: ExportOptions, extra: list[str] | N
     return "".join(f"# {line}\n" if line else "#\n" for line in lines)
 
 
-def gpu_resource(pool: Pool, options: ExportOptions) -> str:
+def gpu_resource(pool: Pool, options: ExportOptions, plan: Plan | None = None) -> str:
     name = options.gpu_resources.get(pool.gpu) or options.gpu_resources.get("*")
     if name:
         return name
@@ -109,7 +109,8 @@ def gpu_resource(pool: Pool, options: ExportOptions) -> str:
     except KeyError:
         raise ExportError(
             f"no Kubernetes resource name known for vendor {pool.vendor!r} (GPU {pool.gpu})",
-            field="pools.vendor",
+            file=plan.source if plan else None,
+            field=f"pools[{plan.pools.index(pool)}].vendor" if plan else "pools.vendor",
             hint=f"Name it: --gpu-resource {pool.gpu}=example.com/gpu",
         ) from None
 

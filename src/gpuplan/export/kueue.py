@@ -86,7 +86,7 @@ def elastic_flavor(options: ExportOptions, gpu_slug: str) -> str:
 def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
     """The Kueue objects for `plan`, in apply order."""
     n = options.name
-    resources = {p.gpu: gpu_resource(p, options) for p in plan.pools}
+    resources = {p.gpu: gpu_resource(p, options, plan) for p in plan.pools}
     covered = ["cpu", "memory", *dict.fromkeys(resources.values())]
     leased_pools = [p for p in plan.pools if p.reserved_gpus > 0]
     elastic = {p.gpu: plan.elastic_gpus(p.gpu) for p in plan.pools}

@@ -46,7 +46,7 @@ def _resources(cards: dict[str, int], resources: dict[str, str], options: Export
 
 
 def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
-    resources = {p.gpu: gpu_resource(p, options) for p in plan.pools}
+    resources = {p.gpu: gpu_resource(p, options, plan) for p in plan.pools}
     leased_groups = [f"{p.slug}-leased" for p in plan.pools if p.reserved_gpus]
     elastic_groups = [f"{p.slug}-elastic" for p in plan.pools if plan.elastic_gpus(p.gpu)]
     total = {p.gpu: p.reserved_gpus + plan.elastic_gpus(p.gpu) for p in plan.pools}
