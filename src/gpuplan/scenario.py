@@ -7,6 +7,7 @@ Fields left out take the catalog's per-mode defaults, and each default used is r
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,21 @@ HINTS = {
     "window": "window is a daily time range such as \"09:00-18:00\".",
     "rdma": "rdma is one of none, roce, infiniband.",
     "lease_unit": "lease_unit is gpu or node.",
+    "duration": "durations are written as text: 90m, 12h, 30d or 2w.",
+    "min_term": "durations are written as text: 90m, 12h, 30d or 2w.",
+    "setup": "durations are written as text: 90m, 12h, 30d or 2w.",
+    "ops": "ops is engineer time such as 20h/node-month.",
+    "gpu": "a GPU id from `gpuplan catalog gpus`, or a list of them.",
+    "engineer_hour_cost": "money per hour of ops engineer time, >= 0.",
+    "researcher_hour_cost": "money per hour of waiting for results, >= 0.",
+    "days_per_month": "days_per_month is between 28 and 31 (30.4 for 730-hour months).",
+    "offers": "offers is a list of offers, each with id, gpu, mode and price (or `use:`).",
+    "workloads": "workloads is a list, each with id, kind, gpu, gpus, hours_per_day and duration.",
+    "price": "price is {amount: number or [low, high], per: gpu-hour|gpu-day|...}.",
+    "gpus_per_node": "gpus_per_node is a whole number from 1 to 64.",
+    "network_gbps": "network_gbps is the node network bandwidth in Gbit/s, > 0.",
 }
+GENERIC_HINT = "see the scenario format in the README; `gpuplan init` writes a commented starter."
 
 
 def _path_str(loc: tuple[Any, ...]) -> str:
@@ -103,14 +118,19 @@ class _Locator:
                 if isinstance(part, str) and part in HINTS:
                     hint = HINTS[part]
                     break
+            else:
+                hint = GENERIC_HINT
         return ScenarioError(message, file=self.file, line=self.line(loc), field=_path_str(loc) or None, hint=hint)
+
+
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_UNION_TAGS = {"float", "int", "str", "list", "tuple", "bool", "dict"}
 
 
 def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
     err = exc.errors()[0]
     # Drop pydantic's union-branch tags (e.g. 'float', 'tuple[...]') from the location.
-    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str",
-                                                                                          "list", "tuple"})))
+    loc = tuple(p for p in err["loc"] if isinstance(p, int) or (p not in _UNION_TAGS and _FIELD.match(p)))
     kind = err["type"]
     given = err.get("input")
     if kind == "extra_forbidden":
@@ -123,7 +143,7 @@ def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     text = f"{msg[0].lower()}{msg[1:]}"
-    if kind not in ("value_error",) and given is not None and not isinstance(given, (dict, list)):
+    if kind != "value_error" and "got" not in text and given is not None and not isinstance(given, (dict, list)):
         text += f", got {given!r}"
     return loc8.error(loc, text)
 
@@ -159,7 +179,7 @@ def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]
         ) from None
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a YAML mapping with version, currency, offers and workloads",
-                            file=name, line=1, hint="`gpuplan init` writes a commented starter.")
+                            file=name, line=1, hint=GENERIC_HINT)
     return data, _Locator(name, text)
 
 

@@ -82,19 +82,26 @@ def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -
         rec = adv.recommendation
         title = f"{adv.workload.id}  ({adv.workload.kind}, {adv.workload.gpus} × {'/'.join(adv.workload.gpus_allowed)})"
         table = Table(title=title, title_justify="left", title_style="bold cyan", show_lines=False)
-        for col in ("offer", "mode", "total", "range", "per_month", "rental", "ops", "setup", "idle", "wall",
-                    "slowdown"):
-            table.add_column(t(f"compare.{col}", lang), justify="left" if col in ("offer", "mode") else "right")
+        # Narrow terminals get the essential columns; the breakdown is in --explain, markdown and JSON.
+        wide = console.width >= 130
+        cols = ["offer", "mode", "total", "range", "per_month"]
+        cols += ["rental", "ops", "setup"] if wide else []
+        cols += ["idle", "wall", "slowdown"]
+        for col in cols:
+            table.add_column(t(f"compare.{col}", lang), justify="left" if col in ("offer", "mode") else "right",
+                             no_wrap=col != "mode")
         for r in adv.options:
             c = r.cost
             star = "★ " if rec and rec.offer == r.offer.id else ("✗ " if not r.feasible else "  ")
             style = "bold green" if rec and rec.offer == r.offer.id else ("dim" if not r.feasible else None)
-            table.add_row(
-                star + r.offer.id, t(f"compare.mode_{r.offer.mode}", lang), _money(c.total_mid),
-                f"{_money(c.total_low)}–{_money(c.total_high)}", _money(c.per_month), _money(c.rental_mid),
-                _money(c.ops), _money(c.setup), _money(c.idle), t("compare.days", lang, d=c.wall_hours / 24),
-                f"{c.slowdown.total:.3f}", style=style,
-            )
+            cells = {
+                "offer": star + r.offer.id, "mode": t(f"compare.mode_{r.offer.mode}", lang),
+                "total": _money(c.total_mid), "range": f"{_money(c.total_low)}–{_money(c.total_high)}",
+                "per_month": _money(c.per_month), "rental": _money(c.rental_mid), "ops": _money(c.ops),
+                "setup": _money(c.setup), "idle": _money(c.idle),
+                "wall": t("compare.days", lang, d=c.wall_hours / 24), "slowdown": f"{c.slowdown.total:.3f}",
+            }
+            table.add_row(*(cells[col] for col in cols), style=style)
         console.print(table)
         if rec is None:
             console.print(f"  [bold red]{t('compare.verdict', lang)}:[/] {t('compare.no_verdict', lang)}")

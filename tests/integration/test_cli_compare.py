@@ -1,0 +1,90 @@
+"""The compare command end to end, in process and as a real subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuplan.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "examples" / "seed-910b.yaml"
+GPUPLAN = [sys.executable, "-m", "gpuplan"]
+
+
+def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(SEED)]) == 0
+    out = capsys.readouterr().out
+    assert "Verdict" in out and "ct-910b" in out and "Break-even" in out
+
+
+def test_explain_shows_formulas(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(SEED), "--explain"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "E[max of 4 U(0.10,0.15)]" in out and "min term" in out and "catalog defaults used" in out
+
+
+def test_json_and_markdown_and_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(SEED), "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["workloads"][0]["recommendation"]["offer"] == "ct-910b"
+    assert main(["compare", str(SEED), "-o", "markdown", "--lang", "zh"]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# gpuplan 比较") and "结论" in md
+
+
+def test_init_writes_a_scenario_that_compares(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "s.yaml"
+    assert main(["init", str(target)]) == 0
+    assert main(["compare", str(target), "-o", "json"]) == 0
+    capsys.readouterr()
+    assert main(["init", str(target)]) == 2  # no silent overwrite
+    assert "--force" in capsys.readouterr().err
+
+
+def test_catalog_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "gpus", "-o", "json"]) == 0
+    gpus = json.loads(capsys.readouterr().out)
+    assert len(gpus) >= 12 and all(g["source"] and g["as_of"] for g in gpus)
+    assert main(["catalog", "offers", "-o", "json"]) == 0
+    offers = json.loads(capsys.readouterr().out)
+    assert len(offers) >= 10 and all(o["source"] and o["as_of"] for o in offers)
+    assert main(["catalog", "offers", "--gpu", "nope"]) == 2
+
+
+def test_user_catalog_adds_offers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    extra = tmp_path / "quotes.yaml"
+    extra.write_text("version: 1\noffers:\n  - {id: my-quote, gpu: h100-sxm, mode: bare-metal, currency: CNY,"
+                     " price: {amount: 60000, per: node-month}, lease_unit: node, source: sales e-mail, as_of: 2026-11}\n")
+    assert main(["catalog", "offers", "--catalog", str(extra), "-o", "json"]) == 0
+    assert "my-quote" in capsys.readouterr().out
+    scen = tmp_path / "s.yaml"
+    scen.write_text("version: 1\ncurrency: CNY\noffers:\n  - use: my-quote\n  - use: smm-h100-bare-metal\n"
+                    "workloads:\n  - {id: w, kind: training, gpu: h100-sxm, gpus: 16, hours_per_day: 24, duration: 60d}\n")
+    assert main(["compare", str(scen), "--catalog", str(extra), "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["workloads"][0]["recommendation"]["offer"] == "my-quote"
+
+
+def test_subprocess_exit_codes(tmp_path: Path) -> None:
+    env = {**os.environ, "COLUMNS": "120"}
+    ok = subprocess.run([*GPUPLAN, "compare", str(SEED), "-o", "json"], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["schema"] == "gpuplan.compare/1"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\ncurrency: CNY\noffers: []\nworkloads: []\n")
+    res = subprocess.run([*GPUPLAN, "compare", str(bad)], capture_output=True, text=True, env=env)
+    assert res.returncode == 2 and "bad.yaml" in res.stderr and "Traceback" not in res.stderr
+    dbg = subprocess.run([*GPUPLAN, "--debug", "compare", str(bad)], capture_output=True, text=True, env=env)
+    assert dbg.returncode != 0 and "Traceback" in dbg.stderr
+    usage = subprocess.run([*GPUPLAN, "compare"], capture_output=True, text=True, env=env)
+    assert usage.returncode == 2
+
+
+def test_measured_needs_offer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    probe = tmp_path / "p.json"
+    probe.write_text("{not json")
+    assert main(["compare", str(SEED), "--measured", str(probe)]) == 2
+    assert "p.json" in capsys.readouterr().err
