@@ -270,7 +270,8 @@ def a100_mig_node() -> FakeNVML:
         {"name": "NVIDIA A100-SXM4-40GB MIG 1g.5gb", "memory_bytes": 4864 * 1024**2},
     ]
     base = {"name": "NVIDIA A100-SXM4-40GB", "memory_bytes": 40960 * 1024**2, "pcie": (4, 16),
-            "pcie_max": (4, 16), "ecc": [1, 1], "clocks": {1: 1410, 2: 1215}, "max_clocks": {1: 1410, 2: 1215},
+            "pcie_max": (4, 16), "ecc": [1, 1], "clocks": {1: 1410, 2: 1215},
+            "max_clocks": {1: 1410, 2: 1215},
             "nvlink_version": 3, "nvlink_peers": "all", "topology": 20, "processes": []}
     return FakeNVML([
         {**base, "uuid": "GPU-a100-0", "bus_id": "00000000:07:00.0", "mig_mode": [1, 1], "mig_max": 7,

@@ -88,7 +88,8 @@ def test_podman_marker_and_systemd_detect_virt_runner(tmp_path: Path) -> None:
     assert c["runtime"] == "podman"
     assert "/run/.containerenv exists (engine=podman)" in c["evidence"]
     assert "systemd-detect-virt --container: podman" in c["evidence"]
-    assert v == {"detected": True, "hypervisor": "microsoft", "evidence": ["systemd-detect-virt --vm: microsoft"]}
+    assert v == {"detected": True, "hypervisor": "microsoft",
+                 "evidence": ["systemd-detect-virt --vm: microsoft"]}
     assert ["systemd-detect-virt", "--vm"] in calls and ["systemd-detect-virt", "--container"] in calls
 
 
@@ -106,7 +107,8 @@ def test_empty_tree_reads_nothing_and_says_bare_metal(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("c", "v", "want"), [
-    (False, False, "bare-metal"), (True, False, "container"), (False, True, "vm"), (True, True, "container-on-vm")])
+    (False, False, "bare-metal"), (True, False, "container"), (False, True, "vm"),
+    (True, True, "container-on-vm")])
 def test_deployment_table(c: bool, v: bool, want: str) -> None:
     assert deployment({"detected": c}, {"detected": v}) == want
 
