@@ -1,0 +1,200 @@
+"""Trace readers: each format from a small file written from its documented header; bad traces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuplan.errors import TraceError
+from gpuplan.sim.traces import detect_format, read_trace
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_generic_csv(tmp_path: Path) -> None:
+    p = write(
+        tmp_path, "t.csv", "submit_time,duration,gpus,gpu\n0,3600,2,h100\n10,60,0.5,\n20,0,1,h100\n30,5,0,\n"
+    )
+    tr = read_trace(p)
+    assert tr.format == "generic" and len(tr) == 2 and tr.records == 4
+    assert tr.submit.tolist() == [0, 10] and tr.gpus.tolist() == [2, 0.5]
+    assert tr.gpu_type is not None and tr.gpu_type.tolist() == ["h100", None]
+    assert tr.skipped == {"non_positive_duration": 1, "no_gpu": 1}
+
+
+def test_openb_rules(tmp_path: Path) -> None:
+    header = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+        "creation_time,deletion_time,scheduled_time\n"
+    )
+    rows = [
+        "p0,1,1,1,460,,LS,Running,0,100,10",  # shared pod: 0.46 GPU, run 90 s
+        "p1,1,1,2,1000,V100M16|V100M32,LS,Running,5,50,20",  # 2 GPUs, run 30 s
+        "p2,1,1,0,0,,BE,Running,5,50,20",  # no GPU
+        "p3,1,1,1,1000,,LS,Pending,7,,",  # never ran
+        "p4,1,1,4,1000,,LS,Failed,8,20,20",  # zero run time
+    ]
+    tr = read_trace(write(tmp_path, "openb.csv", header + "\n".join(rows) + "\n"))
+    assert tr.format == "alibaba-2023"
+    assert (
+        tr.gpus.tolist() == [0.46, 2.0] and tr.duration.tolist() == [90, 30] and tr.submit.tolist() == [0, 5]
+    )
+    assert tr.skipped == {"no_gpu": 1, "never_ran": 1, "non_positive_duration": 1}
+    assert tr.gpu_type is not None and tr.gpu_type[1] == "V100M16|V100M32"
+
+
+def test_openb_shared_trace_matches_its_readme(shared_dir: Path) -> None:
+    tr = read_trace(shared_dir / "traces/alibaba-gpu-v2023/openb_pod_list_default.csv")
+    assert tr.records == 8152
+    assert tr.skipped["no_gpu"] == 1088  # "1,088 pods use no GPU"
+    assert len(tr) + tr.skipped.get("never_ran", 0) + tr.skipped.get("non_positive_duration", 0) == 7064
+    assert abs(tr.gpu_hours - 51_500) < 500  # "~51,500 GPU-hours"
+
+
+def test_tiresias(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        "60_job.csv",
+        "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+        "0,1,0,606,vgg19,164,30\n1,8,30,133,vgg11,147,23\n",
+    )
+    tr = read_trace(p)
+    assert tr.format == "tiresias" and tr.gpus.tolist() == [1, 8] and tr.duration.tolist() == [164, 147]
+
+
+def test_helios(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        "cluster_log.csv",
+        "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+        "j1,u,vc1,8,16,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:01:00,2020-04-01 01:01:00,3600,60\n"
+        "j2,u,vc1,0,4,1,COMPLETED,2020-04-01 00:00:10,2020-04-01 00:00:10,2020-04-01 00:10:10,600,0\n"
+        "j3,u,vc1,2,4,1,CANCELLED,2020-04-01 00:02:00,,,0,0\n",
+    )
+    tr = read_trace(p)
+    assert (
+        tr.format == "helios" and len(tr) == 1 and tr.gpus.tolist() == [8] and tr.duration.tolist() == [3600]
+    )
+    assert tr.skipped == {"no_gpu": 1, "never_ran": 1}
+
+
+def test_pai_task_table_with_and_without_header(tmp_path: Path) -> None:
+    rows = (
+        "j1,worker,2,Terminated,100,400,600,29,50,V100\n"
+        "j1,ps,1,Terminated,100,500,600,29,0,\n"
+        "j2,tensorflow,1,Terminated,200,260,600,29,100,T4\n"
+        "j3,tensorflow,1,Running,300,,600,29,100,T4\n"
+        "j4,tensorflow,1,Terminated,300,350,600,29,0,\n"
+    )
+    header = "job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type\n"
+    for name, text in (("with.csv", header + rows), ("pai_task_table.csv", rows)):
+        sub = tmp_path / name.replace(".csv", "")
+        sub.mkdir()
+        tr = read_trace(write(sub, name, text))
+        assert tr.format == "alibaba-pai-2020"
+        assert tr.gpus.tolist() == [1.0, 1.0] and tr.duration.tolist() == [400, 60]
+        assert tr.skipped == {"no_gpu": 1, "missing_time": 1}
+        assert tr.gpu_type is not None and tr.gpu_type.tolist() == ["V100", "T4"]
+    # a job table beside the headerless task table gives the submission times
+    write(
+        tmp_path / "pai_task_table",
+        "pai_job_table.csv",
+        "j1,i1,u,Terminated,90,500\nj2,i2,u,Terminated,150,260\n",
+    )
+    tr = read_trace(tmp_path / "pai_task_table" / "pai_task_table.csv")
+    assert tr.submit.tolist() == [90, 150]
+    # and the job table alone finds the task table beside it
+    tr2 = read_trace(tmp_path / "pai_task_table" / "pai_job_table.csv", "alibaba-pai-2020")
+    assert tr2.submit.tolist() == [90, 150]
+
+
+def test_philly(tmp_path: Path) -> None:
+    jobs = [
+        {
+            "status": "Pass",
+            "vc": "v",
+            "jobid": "a",
+            "user": "u",
+            "submitted_time": "2017-10-07 01:11:39",
+            "attempts": [
+                {
+                    "start_time": "2017-10-07 01:12:09",
+                    "end_time": "2017-10-07 01:13:23",
+                    "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1"]}],
+                },
+                {
+                    "start_time": "2017-10-07 01:13:30",
+                    "end_time": "2017-10-07 02:13:30",
+                    "detail": [
+                        {"ip": "m2", "gpus": ["gpu0", "gpu1", "gpu2", "gpu3"]},
+                        {"ip": "m3", "gpus": ["gpu0", "gpu1", "gpu2", "gpu3"]},
+                    ],
+                },
+            ],
+        },
+        {
+            "status": "Killed",
+            "vc": "v",
+            "jobid": "b",
+            "user": "u",
+            "submitted_time": "2017-10-07 01:20:00",
+            "attempts": [],
+        },
+        {
+            "status": "Pass",
+            "vc": "v",
+            "jobid": "c",
+            "user": "u",
+            "submitted_time": "2017-10-07 01:30:00",
+            "attempts": [
+                {
+                    "start_time": "2017-10-07 01:31:00",
+                    "end_time": None,
+                    "detail": [{"ip": "m1", "gpus": ["gpu0"]}],
+                }
+            ],
+        },
+    ]
+    tr = read_trace(write(tmp_path, "cluster_job_log", json.dumps(jobs)))
+    assert tr.format == "philly" and len(tr) == 1
+    assert tr.gpus.tolist() == [8] and tr.duration.tolist() == [74 + 3600]
+    assert tr.skipped == {"no_attempts": 1, "still_running": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "message"),
+    [
+        ("submit_time,gpus\n0,1\n", 1, "duration", "missing column"),
+        ("submit_time,duration,gpus\n0,10,1\n5,-3,1\n", 3, "duration", "negative"),
+        ("submit_time,duration,gpus\n0,10,1\n5,10,two\n", 3, "gpus", "expected a number"),
+        ("submit_time,duration,gpus\n0,10,1\n,10,1\n", 3, "submit_time", "empty value"),
+        ("", 1, None, "empty"),
+        ("submit_time,duration,gpus\n", 2, None, "no job rows"),
+    ],
+)
+def test_bad_traces_name_file_line_and_field(
+    tmp_path: Path, text: str, line: int, field: str | None, message: str
+) -> None:
+    p = write(tmp_path, "bad.csv", text)
+    with pytest.raises(TraceError, match=message) as info:
+        read_trace(p, "generic" if text.startswith("submit_time,gpus") else "auto")
+    err = info.value
+    assert err.file == str(p) and err.line == line and err.field == field and err.hint
+
+
+def test_unknown_header_and_all_skipped(tmp_path: Path) -> None:
+    with pytest.raises(TraceError, match="cannot tell the trace format"):
+        read_trace(write(tmp_path, "x.csv", "a,b,c\n1,2,3\n"))
+    with pytest.raises(TraceError, match="no usable jobs"):
+        read_trace(write(tmp_path, "y.csv", "submit_time,duration,gpus\n0,10,0\n"))
+    assert detect_format(write(tmp_path, "z.json", "  [\n]")) == "philly"
+    assert np.isfinite(
+        read_trace(write(tmp_path, "ok.csv", "submit_time,duration,gpus\n0,1,1\n")).submit
+    ).all()
