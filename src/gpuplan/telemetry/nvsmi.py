@@ -71,7 +71,7 @@ def _check_header(h: Header, path: Path, line_no: int) -> None:
         )
 
 
-def read_nvsmi(path: Path, collector: Collector) -> None:
+def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES) -> None:
     """Read one nvidia-smi CSV log into `collector` (bad rows counted there, never raised)."""
     import polars as pl
 
@@ -88,7 +88,7 @@ def read_nvsmi(path: Path, collector: Collector) -> None:
     carry = b""
     with fh:
         while True:
-            block = fh.read(BLOCK_BYTES)
+            block = fh.read(block_bytes)
             eof = not block
             data = carry + block
             if not eof:
