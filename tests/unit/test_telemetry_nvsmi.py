@@ -46,7 +46,14 @@ def test_every_bad_row_counted_with_lines(logs) -> None:
     res = _audit(logs.files)
     assert res.bad_by_kind == {k: len(v) for k, v in logs.bad.items() if v} | {}
     assert set(res.bad_by_kind) == {
-        "nul_bytes", "truncated", "malformed", "na", "unit_change", "out_of_range", "duplicate", "clock_jump"
+        "nul_bytes",
+        "truncated",
+        "malformed",
+        "na",
+        "unit_change",
+        "out_of_range",
+        "duplicate",
+        "clock_jump",
     }
     for kind, where in logs.bad.items():
         assert res.bad_examples[kind] == where[:5], kind
@@ -120,7 +127,9 @@ def test_header_errors_name_the_file(tmp_path: Path, text: str, needle: str) -> 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=100), min_size=2, max_size=60))
-def test_mean_of_regular_samples_is_plain_mean(tmp_path_factory: pytest.TempPathFactory, utils: list[int]) -> None:
+def test_mean_of_regular_samples_is_plain_mean(
+    tmp_path_factory: pytest.TempPathFactory, utils: list[int]
+) -> None:
     p = tmp_path_factory.mktemp("h") / "x.csv"
     rows = [f"2024/01/01 00:{i // 6:02d}:{(i % 6) * 10:02d}.000, 0, {u} %" for i, u in enumerate(utils)]
     p.write_text("timestamp, index, utilization.gpu [%]\n" + "\n".join(rows) + "\n")

@@ -28,7 +28,13 @@ def _matrix(series: list[tuple[dict[str, str], list[tuple[float, str]]]]) -> dic
 
 
 def _labels(metric: str, host: str, gpu: str) -> dict[str, str]:
-    return {"__name__": metric, "Hostname": host, "gpu": gpu, "UUID": f"GPU-{host}-{gpu}", "modelName": "NVIDIA A100"}
+    return {
+        "__name__": metric,
+        "Hostname": host,
+        "gpu": gpu,
+        "UUID": f"GPU-{host}-{gpu}",
+        "modelName": "NVIDIA A100",
+    }
 
 
 def test_promfile_prefers_gpu_util_and_counts_bad_values(tmp_path: Path) -> None:
@@ -89,10 +95,11 @@ class FakeProm:
             return httpx.Response(503, text="overloaded")
         if self.error:
             return httpx.Response(400, json={"status": "error", "errorType": "bad_data", "error": self.error})
-        if request.url.path.endswith("/api/v1/query"):
-            n = self.gpus if "GPU_UTIL" in q["query"] else 0
-            result = [{"metric": {}, "value": [float(q["time"]), str(n)]}] if n else []
-            return httpx.Response(200, json={"status": "success", "data": {"resultType": "vector", "result": result}})
+        if request.url.path.endswith("/api/v1/series"):
+            n = self.gpus if "GPU_UTIL" in q["match[]"] else 0
+            return httpx.Response(
+                200, json={"status": "success", "data": [{"gpu": str(g)} for g in range(n)]}
+            )
         start, end, step = float(q["start"]), float(q["end"]), float(q["step"])
         assert "avg_over_time(DCGM_FI_DEV_GPU_UTIL" in q["query"]
         steps = [start + i * step for i in range(int(round((end - start) / step)) + 1)]
@@ -132,7 +139,7 @@ def test_live_selector_and_retry_then_success() -> None:
     fake = FakeProm(gpus=2, fail_first=2)
     col = Collector()
     fetch(_q(fake, selector='{Hostname="n0"}'), col)
-    assert any('{Hostname="n0"}' in r["query"] for r in fake.requests)
+    assert all('{Hostname="n0"}' in r.get("query", r.get("match[]", "")) for r in fake.requests)
     assert len(analyze(col.finish()).gpus) == 2
 
 
@@ -181,8 +188,9 @@ def test_live_slow_server_times_out() -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        q = LiveQuery(f"http://127.0.0.1:{server.server_port}", T0, T0 + 3600, timeout_s=0.3, retries=1,
-                      backoff_s=0.0)
+        q = LiveQuery(
+            f"http://127.0.0.1:{server.server_port}", T0, T0 + 3600, timeout_s=0.3, retries=1, backoff_s=0.0
+        )
         started = time.monotonic()
         with pytest.raises(TelemetryError, match=r"no answer within 0.3 s"):
             fetch(q, Collector())

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from gpuplan.cli.app import app
-from gpuplan.cli.common import CatalogOpt, ExplainOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
+from gpuplan.cli.common import (
+    CatalogOpt,
+    ExplainOpt,
+    Lang,
+    LangOpt,
+    OutputFormat,
+    OutputOpt,
+    console,
+    write_json,
+)
 
 
-class DemandMode(str, Enum):
+class DemandMode(StrEnum):
     util = "util"
     busy = "busy"
 
@@ -52,25 +61,36 @@ def _parse_time(text: str, now: float, field: str) -> float:
 def audit(
     files: Annotated[
         list[Path] | None,
-        typer.Argument(help="nvidia-smi CSV logs and/or Prometheus query_range JSON files.", show_default=False),
+        typer.Argument(
+            help="nvidia-smi CSV logs and/or Prometheus query_range JSON files.", show_default=False
+        ),
     ] = None,
     prometheus: Annotated[
         str | None, typer.Option("--prometheus", help="A live Prometheus URL with dcgm-exporter metrics.")
     ] = None,
-    since: Annotated[str, typer.Option("--since", help="Start: 7d before --until, an ISO time or unix s.")] = "7d",
-    until: Annotated[str, typer.Option("--until", help="End: now, a duration before now, ISO time or unix s.")] = "now",
+    since: Annotated[
+        str, typer.Option("--since", help="Start: 7d before --until, an ISO time or unix s.")
+    ] = "7d",
+    until: Annotated[
+        str, typer.Option("--until", help="End: now, a duration before now, ISO time or unix s.")
+    ] = "now",
     step: Annotated[str, typer.Option("--step", help="Server-side averaging step, e.g. 60s or 5m.")] = "60s",
-    selector: Annotated[str, typer.Option("--selector", help="Label matchers, e.g. '{Hostname=~\"n.*\"}'.")] = "",
+    selector: Annotated[
+        str, typer.Option("--selector", help="Label matchers, e.g. '{Hostname=~\"n.*\"}'.")
+    ] = "",
     timeout: Annotated[str, typer.Option("--timeout", help="Per-request timeout for --prometheus.")] = "30s",
     price: Annotated[
         str | None, typer.Option("--price", help="Price of a GPU, e.g. 8/gpu-hour or 2000/node-month.")
     ] = None,
     offer: Annotated[str | None, typer.Option("--offer", help="Take the price from this offer id.")] = None,
-    scenario: Annotated[Path | None, typer.Option("--scenario", help="Scenario file that defines --offer.")] = None,
+    scenario: Annotated[
+        Path | None, typer.Option("--scenario", help="Scenario file that defines --offer.")
+    ] = None,
     catalog: CatalogOpt = None,
     currency: Annotated[str, typer.Option("--currency", help="Currency of --price.")] = "USD",
     gpus_per_node: Annotated[
-        int | None, typer.Option("--gpus-per-node", help="For node prices; default: most GPUs seen on a node.")
+        int | None,
+        typer.Option("--gpus-per-node", help="For node prices; default: most GPUs seen on a node."),
     ] = None,
     demand_out: Annotated[
         Path | None, typer.Option("--demand-out", help="Write the hourly demand curve (time,gpu,gpus) here.")
@@ -79,7 +99,8 @@ def audit(
         DemandMode, typer.Option("--demand-mode", help="util: GPUs x utilisation; busy: GPUs at >= 5%.")
     ] = DemandMode.util,
     gpu_type: Annotated[
-        str | None, typer.Option("--gpu-type", help="GPU type for the demand curve when the data has no model.")
+        str | None,
+        typer.Option("--gpu-type", help="GPU type for the demand curve when the data has no model."),
     ] = None,
     explain: ExplainOpt = False,
     output: OutputOpt = OutputFormat.table,
@@ -96,7 +117,8 @@ def audit(
     if not files and not prometheus:
         raise UsageError(
             "nothing to audit: give telemetry files or --prometheus URL",
-            hint="gpuplan audit gpu-log.csv --price 8/gpu-hour, or --prometheus http://prometheus:9090 --since 7d",
+            hint="gpuplan audit gpu-log.csv --price 8/gpu-hour, "
+            "or --prometheus http://prometheus:9090 --since 7d",
         )
     if price and offer:
         raise UsageError("give --price or --offer, not both", field="--price")
@@ -172,4 +194,12 @@ def audit(
     if demand_info is not None:
         from gpuplan.i18n import t
 
-        print(t("audit.demand_written", lg, mode=demand_info["mode"], path=demand_info["file"], rows=demand_info["rows"]))
+        print(
+            t(
+                "audit.demand_written",
+                lg,
+                mode=demand_info["mode"],
+                path=demand_info["file"],
+                rows=demand_info["rows"],
+            )
+        )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry.analyze import AuditResult, Price, analyze
-from gpuplan.telemetry.demand import demand_curve, demand_csv
+from gpuplan.telemetry.demand import demand_csv, demand_curve
 from gpuplan.telemetry.samples import BAD_KINDS, Collector, Samples
 
 __all__ = [
@@ -33,7 +33,9 @@ def read_into(paths: list[Path], collector: Collector) -> None:
     for path in paths:
         path = Path(path)
         if not path.is_file():
-            raise TelemetryError("no such file", file=path, hint="give nvidia-smi CSV logs or Prometheus JSON files")
+            raise TelemetryError(
+                "no such file", file=path, hint="give nvidia-smi CSV logs or Prometheus JSON files"
+            )
         with path.open("rb") as fh:
             head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
         if head.startswith(b"{"):

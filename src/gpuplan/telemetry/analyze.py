@@ -316,7 +316,9 @@ def _runs(key: np.ndarray, u: np.ndarray, w: np.ndarray, is_gap: np.ndarray, n_k
     return _Runs(switches, med, lb, li)
 
 
-def _classify(mean: float, hours: float, runs: _Runs, k: int, interval_s: float) -> tuple[str, dict[str, Any]]:
+def _classify(
+    mean: float, hours: float, runs: _Runs, k: int, interval_s: float
+) -> tuple[str, dict[str, Any]]:
     switches = float(runs.switches[k])
     per_hour = float(switches / hours) if hours > 0 else 0.0
     med_run = float(runs.median_run_min[k])

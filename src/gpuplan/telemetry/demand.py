@@ -79,7 +79,9 @@ def demand_curve(
     del n
     rows = []
     for typ, h, gpus in per.iter_rows():
-        stamp = np.datetime64(int(h) * 3600, "s").astype("datetime64[s]").item().strftime("%Y-%m-%dT%H:00:00Z")
+        stamp = (
+            np.datetime64(int(h) * 3600, "s").astype("datetime64[s]").item().strftime("%Y-%m-%dT%H:00:00Z")
+        )
         rows.append(DemandRow(stamp, str(typ), round(float(gpus), 4)))
     return rows
 

@@ -104,7 +104,9 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES)
                 if header is None:
                     header, header_line, text, skipped = _take_header(text, path, next_line)
                     next_line += skipped
-                n_lines = _parse_block(text, next_line, header, header_line, path, node_default, src, collector)
+                n_lines = _parse_block(
+                    text, next_line, header, header_line, path, node_default, src, collector
+                )
                 next_line += n_lines
             if eof:
                 break
@@ -212,7 +214,9 @@ _NUM = r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z%/]*)\s*$"
 _NA = ("n/a", "nan", "", "unknown", "not supported")
 
 
-def _parse_rows(seg: pl.DataFrame, h: Header, path: Path, node_default: str, src: int, col: Collector) -> None:
+def _parse_rows(
+    seg: pl.DataFrame, h: Header, path: Path, node_default: str, src: int, col: Collector
+) -> None:
     """Classify and convert one run of data lines under header `h` (all vectorised)."""
     import polars as pl
 
@@ -339,4 +343,6 @@ def _parse_time(expr: pl.Expr, sample: list[str]) -> pl.Expr:
 
     if sample and "/" in sample[0]:
         return expr.str.strptime(pl.Datetime("ms"), TIME_FORMATS[0], strict=False)
-    return expr.str.replace("T", " ", literal=True).str.strptime(pl.Datetime("ms"), TIME_FORMATS[1], strict=False)
+    return expr.str.replace("T", " ", literal=True).str.strptime(
+        pl.Datetime("ms"), TIME_FORMATS[1], strict=False
+    )

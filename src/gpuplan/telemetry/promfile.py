@@ -42,7 +42,8 @@ def parse_payload(payload: Any, where: str, metric: str | None = None) -> list[S
         raise TelemetryError(
             "not a Prometheus query_range response (no status field)",
             file=where,
-            hint="save the JSON body of /api/v1/query_range?query=DCGM_FI_DEV_GPU_UTIL&start=...&end=...&step=60",
+            hint="save the JSON body of "
+            "/api/v1/query_range?query=DCGM_FI_DEV_GPU_UTIL&start=...&end=...&step=60",
         )
     if payload.get("status") != "success":
         raise TelemetryError(
@@ -61,7 +62,14 @@ def parse_payload(payload: Any, where: str, metric: str | None = None) -> list[S
     for i, item in enumerate(data.get("result") or []):
         labels = {str(k): str(v) for k, v in (item.get("metric") or {}).items()}
         name = metric or labels.get("__name__", "")
-        out.append(Series(name, labels, [(float(t), str(v)) for t, v in item.get("values") or []], f"{where}: result[{i}]"))
+        out.append(
+            Series(
+                name,
+                labels,
+                [(float(t), str(v)) for t, v in item.get("values") or []],
+                f"{where}: result[{i}]",
+            )
+        )
     return out
 
 
@@ -72,16 +80,18 @@ def read_promfile(path: Path, collector: Collector) -> None:
     except OSError as exc:
         raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TelemetryError(f"not valid JSON: {exc}", file=path, hint="expected a Prometheus query_range response") from None
+        raise TelemetryError(
+            f"not valid JSON: {exc}", file=path, hint="expected a Prometheus query_range response"
+        ) from None
     add_series(parse_payload(payload, str(path)), collector, source=str(path))
 
 
 def add_series(series: list[Series], col: Collector, source: str | None = None) -> None:
     """Turn DCGM series into samples; values that are not numbers are counted as bad data."""
+    import bisect
+
     import numpy as np
     import polars as pl
-
-    import bisect
 
     bases: list[int] = []  # location ordinal where each series' kept points start
     owners: list[tuple[str, np.ndarray]] = []  # (series, indices of its kept points)

@@ -84,7 +84,8 @@ class _Client:
             body = _json(resp)
             if body is None:
                 raise TelemetryError(
-                    f"Prometheus at {self.base} answered HTTP {resp.status_code} with a body that is not JSON",
+                    f"Prometheus at {self.base} answered HTTP {resp.status_code} "
+                    "with a body that is not JSON",
                     field="--prometheus",
                     hint="is this the Prometheus server URL (e.g. http://prometheus:9090)?",
                 )
@@ -94,7 +95,8 @@ class _Client:
         raise TelemetryError(
             f"Prometheus at {self.base} failed after {self.q.retries + 1} tries: {last}",
             field="--prometheus",
-            hint="check the URL and that the server is up; a slow server may need a shorter --since or larger --step",
+            hint="check the URL and that the server is up; "
+            "a slow server may need a shorter --since or a larger --step",
         )
 
 
@@ -128,7 +130,7 @@ def fetch(q: LiveQuery, collector: Collector) -> dict[str, int]:
     try:
         series: list[Series] = []
         stats = {"requests": 0, "chunks": 0, "series": 0, "points": 0}
-        counts = {m: _count(client, m, sel, q.end) for m in (*UTIL_METRICS, *EXTRA_METRICS)}
+        counts = {m: _count(client, m, sel, q) for m in (*UTIL_METRICS, *EXTRA_METRICS)}
         for metric, count in counts.items():
             if count == 0:
                 continue
@@ -137,7 +139,8 @@ def fetch(q: LiveQuery, collector: Collector) -> dict[str, int]:
             series.extend(_range(client, metric, sel, q, count, stats))
         if not any(s.metric in UTIL_METRICS for s in series):
             raise TelemetryError(
-                f"no {' or '.join(UTIL_METRICS)} series{(' match ' + sel) if sel else ''} between the given times",
+                f"no {' or '.join(UTIL_METRICS)} series"
+                f"{(' match ' + sel) if sel else ''} between the given times",
                 field="--selector",
                 hint="check that dcgm-exporter is scraped by this Prometheus and the selector's labels",
             )
@@ -154,16 +157,14 @@ def fetch(q: LiveQuery, collector: Collector) -> dict[str, int]:
         client.close()
 
 
-def _count(client: _Client, metric: str, sel: str, at: float) -> int:
-    """How many series a metric has over the window end (sizes the chunks). A metric never scraped: 0."""
+def _count(client: _Client, metric: str, sel: str, q: LiveQuery) -> int:
+    """How many series a metric has in the window (sizes the chunks): the series index, no samples read."""
+    match = f"{metric}{sel[:-1]}}}" if sel else metric
     body = client.get(
-        "/api/v1/query",
-        {"query": f"count(last_over_time({metric}{sel}[1h]))", "time": f"{at:.3f}"},
+        "/api/v1/series",
+        {"match[]": match, "start": f"{q.start:.3f}", "end": f"{q.end:.3f}"},
     )
-    result = (body.get("data") or {}).get("result") or []
-    if not result:
-        return 0
-    return int(float(result[0]["value"][1]))
+    return len(body.get("data") or [])
 
 
 def _range(

@@ -109,7 +109,9 @@ def evidence_text(g: GpuStat, lang: str) -> str:
             fed=_pct(g.fed_util),
         )
     if g.cls == "mixed":
-        return t("audit.ev_mixed", lang, busy=f"{ev['longest_busy_h']:.1f}", idle=f"{ev['longest_idle_h']:.1f}")
+        return t(
+            "audit.ev_mixed", lang, busy=f"{ev['longest_busy_h']:.1f}", idle=f"{ev['longest_idle_h']:.1f}"
+        )
     text = t("audit.ev_partial", lang)
     if ev.get("note") == "coarse_interval":
         text += t("audit.ev_coarse", lang, interval=f"{g.interval_s:g}")
@@ -158,8 +160,8 @@ def lines(res: AuditResult, lang: str, explain: bool) -> list[str]:
                 t(
                     "audit.money_range",
                     lang,
-                    low=f"{p.low:g}",
-                    high=f"{p.high:g}",
+                    low=f"{p.low:.2f}",
+                    high=f"{p.high:.2f}",
                     cost_low=_money(f.observed_hours * p.low),
                     cost_high=_money(f.observed_hours * p.high),
                     currency=p.currency,
@@ -182,7 +184,9 @@ def lines(res: AuditResult, lang: str, explain: bool) -> list[str]:
     if explain:
         r = rules()
         out.append(t("audit.explain_title", lang))
-        out.append(t("audit.explain_weight", lang, gap_factor=f"{r['gap_factor']:g}", min_gap=f"{r['min_gap_s']:g}"))
+        out.append(
+            t("audit.explain_weight", lang, gap_factor=f"{r['gap_factor']:g}", min_gap=f"{r['min_gap_s']:g}")
+        )
         out.append(t("audit.explain_shares", lang, idle=r["idle_below"], busy=r["busy_from"]))
         out.append(
             t(
@@ -248,7 +252,14 @@ def _node_head(res: AuditResult, lang: str) -> list[str]:
 def _node_rows(res: AuditResult) -> list[list[str]]:
     rows = []
     for n in res.nodes:
-        row = [n.name, str(n.gpus), f"{n.observed_hours:.2f}", _pct(n.mean_util), _pct(n.idle_share), _pct(n.busy_share)]
+        row = [
+            n.name,
+            str(n.gpus),
+            f"{n.observed_hours:.2f}",
+            _pct(n.mean_util),
+            _pct(n.idle_share),
+            _pct(n.busy_share),
+        ]
         if res.price:
             row += [_money(n.cost), _money(n.idle_cost)]
         rows.append(row)

@@ -146,7 +146,8 @@ class Collector:
             frame = frame.filter(~pl.col("dup"))
         frame = frame.select(UTIL_COLUMNS)
         extras = {
-            k: {m: (v[0] / v[1]) for m, v in metrics.items() if v[1] > 0} for k, metrics in self.extras.items()
+            k: {m: (v[0] / v[1]) for m, v in metrics.items() if v[1] > 0}
+            for k, metrics in self.extras.items()
         }
         return Samples(
             registry=self.registry,
