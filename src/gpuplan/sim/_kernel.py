@@ -74,7 +74,7 @@ def replay_kernel(s, d, u, nodes, node_cap, wait_s, best_effort, start, burst): 
             if need[j] <= nodes:
                 total_need += need[j]
     size = 1
-    while size < n:
+    while size < n and best_effort:  # the queue trees serve only best-effort passes
         size <<= 1
     tree_a = np.full(2 * size, BIG, dtype=np.int64)  # queued single-node jobs: units
     tree_b = np.full(2 * size, BIG, dtype=np.int64)  # queued multi-node jobs: nodes needed

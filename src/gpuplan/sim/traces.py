@@ -166,12 +166,39 @@ def _is_number(text: str) -> bool:
 # ---------------------------------------------------------------- CSV plumbing
 
 
-def _read_csv(p: Path, fmt: str, columns: tuple[str, ...] | None = None) -> pl.DataFrame:
+def _read_csv(
+    p: Path,
+    fmt: str,
+    columns: tuple[str, ...] | None = None,
+    numeric: tuple[str, ...] = (),
+    keep: tuple[str, ...] = (),
+) -> pl.DataFrame:
+    """The CSV as a DataFrame with lower-cased column names.
+
+    Fast path (a header and `numeric` given): read only the `numeric` + `keep` columns, numbers typed
+    as Float64 by polars' parallel parser. When that fails (text in a number, ragged lines), read every
+    column as text so that `_numbers` can name the line and field of the first bad value."""
     import polars as pl
 
-    _first_line(p)  # empty file -> TraceError
+    first = _first_line(p)  # empty file -> TraceError
+    df = None
+    if columns is None and numeric:
+        names = {c.strip().strip('"').lower(): c.strip('"') for c in first.lstrip("\ufeff").split(",")}
+        wanted = [names[c] for c in (*numeric, *keep) if c in names]
+        if len(names) == len(first.split(",")) and wanted:
+            try:
+                df = pl.read_csv(
+                    p,
+                    columns=wanted,
+                    schema_overrides={names[c]: pl.Float64 for c in numeric if c in names},
+                    infer_schema_length=0,
+                )
+            except Exception:
+                df = None
     try:
-        if columns is None:
+        if df is not None:
+            pass
+        elif columns is None:
             df = pl.read_csv(p, infer_schema_length=0, truncate_ragged_lines=False)
         else:
             df = pl.read_csv(p, infer_schema_length=0, has_header=False, new_columns=list(columns))
@@ -210,10 +237,15 @@ def _numbers(
     """Column `col` as float64 (NaN where empty); text that is not a number raises with its line."""
     import polars as pl
 
-    raw = df.get_column(col).str.strip_chars()
-    num = raw.cast(pl.Float64, strict=False)
-    bad = num.is_null() & raw.is_not_null() & (raw != "")
-    if bad.any():
+    column = df.get_column(col)
+    if column.dtype == pl.Float64:  # typed by the fast path: already numbers, nulls where empty
+        num = column
+        bad = None
+    else:
+        raw = column.str.strip_chars()
+        num = raw.cast(pl.Float64, strict=False)
+        bad = num.is_null() & raw.is_not_null() & (raw != "")
+    if bad is not None and bad.any():
         i = int(bad.arg_max())  # type: ignore[arg-type]
         raise TraceError(
             f"expected a number, got {raw[i]!r}",
@@ -222,7 +254,7 @@ def _numbers(
             field=col,
             hint=f"{col} must be a plain number in every row.",
         )
-    arr = num.to_numpy().astype(np.float64, copy=False)
+    arr = num.fill_null(np.nan).to_numpy().astype(np.float64, copy=False)
     if required:
         empty = np.isnan(arr)
         if empty.any():
@@ -284,15 +316,18 @@ def _build(
 def _strings(df: pl.DataFrame, col: str) -> np.ndarray | None:
     if col not in df.columns:
         return None
-    vals = df.get_column(col).str.strip_chars().to_list()
-    return np.array([v if v else None for v in vals], dtype=object)
+    import polars as pl
+
+    vals = df.get_column(col).cast(pl.String).str.strip_chars()
+    vals = pl.select(pl.when(vals == "").then(None).otherwise(vals)).to_series()
+    return vals.to_numpy().astype(object)
 
 
 # ---------------------------------------------------------------- formats
 
 
 def _read_generic(p: Path) -> Trace:
-    df = _read_csv(p, "generic")
+    df = _read_csv(p, "generic", numeric=("submit_time", "duration", "gpus"), keep=("gpu",))
     _require(df, p, "generic", HEADERS["generic"])
     submit = _numbers(df, "submit_time", p)
     duration = _numbers(df, "duration", p)
@@ -312,7 +347,7 @@ def _read_generic(p: Path) -> Trace:
 
 
 def _read_tiresias(p: Path) -> Trace:
-    df = _read_csv(p, "tiresias")
+    df = _read_csv(p, "tiresias", numeric=("submit_time", "duration", "num_gpu"), keep=("job_id",))
     _require(df, p, "tiresias", HEADERS["tiresias"])
     submit = _numbers(df, "submit_time", p)
     duration = _numbers(df, "duration", p)
@@ -335,8 +370,13 @@ def _read_openb(p: Path) -> Trace:
     """Alibaba 2023 openb pods, by the trace README's rules: skip num_gpu == 0 and pods without
     scheduled_time; submit = creation_time; run time = deletion_time - scheduled_time (skip when <= 0);
     GPUs = num_gpu, or gpu_milli/1000 when num_gpu == 1."""
-    df = _read_csv(p, "alibaba-2023")
-    _require(df, p, "alibaba-2023", HEADERS["alibaba-2023"])
+    df = _read_csv(
+        p,
+        "alibaba-2023",
+        numeric=("num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"),
+        keep=("gpu_spec",),
+    )
+    _require(df, p, "alibaba-2023", HEADERS["alibaba-2023"][1:])  # `name` is not needed for a replay
     num_gpu = _numbers(df, "num_gpu", p)
     milli = _numbers(df, "gpu_milli", p, required=False)
     created = _numbers(df, "creation_time", p)
