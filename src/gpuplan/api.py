@@ -59,7 +59,8 @@ def load_measured(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint="give the file `gpuplan probe -o json` wrote.")
+        raise GpuplanError(f"cannot read: {exc.strerror}", file=p,
+                           hint="give the file `gpuplan probe -o json` wrote.") from None
     except json.JSONDecodeError as exc:
         raise GpuplanError(f"not JSON: {exc.msg}", file=p, line=exc.lineno,
                            hint="give the file `gpuplan probe -o json` wrote.") from None
@@ -83,3 +84,42 @@ def compare(
 def compare_text(text: str, *, name: str = "<scenario>", catalog: str | Path | Catalog | None = None) -> CompareResult:
     cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
     return compare(scenario_from_text(text, name, cat), catalog=cat)
+
+
+def plan(
+    scenario: str | Path | Scenario,
+    *,
+    catalog: str | Path | Catalog | None = None,
+    demand: str | Path | None = None,
+    trace: str | Path | None = None,
+    trace_format: str = "auto",
+    queueing: str = "best-effort-fifo",
+):  # type: ignore[no-untyped-def]
+    """Size the hybrid pool for a scenario; demand from its workloads, a demand CSV, or a job trace."""
+    from gpuplan import demand as demand_mod
+    from gpuplan.planner import plan_pools
+
+    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, cat)
+    if demand is not None and trace is not None:
+        raise GpuplanError("give either --demand or --trace, not both", field="--demand",
+                           hint="--demand reads hourly GPUs (time,gpu,gpus); --trace reads a job trace.")
+    if demand is not None:
+        dem = demand_mod.from_csv(demand)
+    elif trace is not None:
+        gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
+        dem = demand_mod.from_trace(trace, gpus[0], trace_format)
+    else:
+        dem = demand_mod.from_schedules(scen.workloads)
+    unknown = sorted(set(dem.by_gpu) - {o.gpu for o in scen.offers})
+    if unknown:
+        raise GpuplanError(f"the demand names GPU(s) no offer provides: {', '.join(unknown)}",
+                           file=str(demand or trace), hint="add offers for them to the scenario.")
+    return plan_pools(scen, dem, cat, queueing)
+
+
+def plan_scenario(path: str | Path, catalog: str | Path | Catalog | None = None, lang: str = "en") -> dict[str, Any]:
+    """The `gpuplan.plan/1` JSON of a scenario file (used by `export`)."""
+    from gpuplan.render.plan import plan_json
+
+    return plan_json(plan(path, catalog=catalog), lang)

@@ -149,7 +149,6 @@ def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
 
 
 def read_scenario_data(path: str | Path) -> tuple[dict[str, Any], _Locator]:
-    import yaml
 
     p = Path(path)
     try:
@@ -268,7 +267,8 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         try:
             base_model = OfferIn.model_validate(base)
         except ValidationError as exc:
-            raise loc8.error(("offers", i, "use"), f"catalog offer `{raw.use}` is invalid: {exc.errors()[0]['msg']}")
+            raise loc8.error(("offers", i, "use"),
+                             f"catalog offer `{raw.use}` is invalid: {exc.errors()[0]['msg']}") from None
         merged = base_model.model_dump(exclude_none=True)
         merged.update(raw.model_dump(exclude_none=True, exclude={"use"}))
         merged.setdefault("id", raw.use)

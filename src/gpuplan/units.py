@@ -65,7 +65,8 @@ def parse_ops(value: object) -> tuple[float, str]:
         m = _OPS.match(value.strip().lower())
         if m:
             return float(m.group(1)), m.group(2)
-    raise UnitError(f"expected engineer hours per period such as 20h/node-month, 2h/gpu-month or 8h/month, got {value!r}")
+    raise UnitError(
+        f"expected engineer hours per period such as 20h/node-month, 2h/gpu-month or 8h/month, got {value!r}")
 
 
 def parse_rate_price(text: str) -> tuple[float, str]:

@@ -58,12 +58,14 @@ def test_catalog_lists(capsys: pytest.CaptureFixture[str]) -> None:
 def test_user_catalog_adds_offers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     extra = tmp_path / "quotes.yaml"
     extra.write_text("version: 1\noffers:\n  - {id: my-quote, gpu: h100-sxm, mode: bare-metal, currency: CNY,"
-                     " price: {amount: 60000, per: node-month}, lease_unit: node, source: sales e-mail, as_of: 2026-11}\n")
+                     " price: {amount: 60000, per: node-month}, lease_unit: node,"
+                     " source: sales e-mail, as_of: 2026-11}\n")
     assert main(["catalog", "offers", "--catalog", str(extra), "-o", "json"]) == 0
     assert "my-quote" in capsys.readouterr().out
     scen = tmp_path / "s.yaml"
     scen.write_text("version: 1\ncurrency: CNY\noffers:\n  - use: my-quote\n  - use: smm-h100-bare-metal\n"
-                    "workloads:\n  - {id: w, kind: training, gpu: h100-sxm, gpus: 16, hours_per_day: 24, duration: 60d}\n")
+                    "workloads:\n  - {id: w, kind: training, gpu: h100-sxm, gpus: 16, hours_per_day: 24,"
+                    " duration: 60d}\n")
     assert main(["compare", str(scen), "--catalog", str(extra), "-o", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["workloads"][0]["recommendation"]["offer"] == "my-quote"

@@ -40,7 +40,8 @@ def test_container_cost_rises_with_hours_bare_metal_does_not(p, h, dh) -> None: 
     w = s.workloads[0]
     ct, bm = s.offer("ct"), s.offer("bm")
     h2 = min(24.0, h + dh)
-    assert option_cost(w, ct, s, CAT, hours_per_day=h2).total_mid > option_cost(w, ct, s, CAT, hours_per_day=h).total_mid
+    more = option_cost(w, ct, s, CAT, hours_per_day=h2).total_mid
+    assert more > option_cost(w, ct, s, CAT, hours_per_day=h).total_mid
     # bare metal is the reference platform (slowdown 1): its cost does not depend on hours per day
     assert option_cost(w, bm, s, CAT, hours_per_day=h2).total_mid == pytest.approx(
         option_cost(w, bm, s, CAT, hours_per_day=h).total_mid)

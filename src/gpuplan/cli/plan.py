@@ -1,1 +1,52 @@
-"""`gpuplan plan` (not yet implemented)."""
+"""`gpuplan plan`."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpuplan.cli.app import app
+from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console, write_json
+
+
+class Queueing(str, Enum):
+    best_effort_fifo = "best-effort-fifo"
+    strict_fifo = "strict-fifo"
+
+
+@app.command()
+def plan(
+    scenario: Annotated[Path, typer.Argument(help="Scenario YAML: offers and workloads.")],
+    demand: Annotated[
+        Path | None, typer.Option("--demand", help="Hourly demand CSV time,gpu,gpus (from `audit`).")
+    ] = None,
+    trace: Annotated[Path | None, typer.Option("--trace", help="A job trace (formats as for `simulate`).")] = None,
+    trace_format: Annotated[str, typer.Option("--trace-format", help="Trace format, default: by header.")] = "auto",
+    queueing: Annotated[Queueing, typer.Option("--queueing", help="Queueing the exported config uses.")] = (
+        Queueing.best_effort_fifo),
+    output: OutputOpt = OutputFormat.table,
+    lang: LangOpt = "en",  # type: ignore[assignment]
+    explain: ExplainOpt = False,
+    html: HtmlOpt = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Size the leased bare-metal pool for the whole portfolio; what spills to containers; cost per month."""
+    from gpuplan import api
+    from gpuplan.render.plan import plan_json, plan_markdown, plan_table
+
+    lang_code = getattr(lang, "value", lang)
+    result = api.plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
+                      queueing=queueing.value)
+    if html is not None:
+        from gpuplan.render.html import write_report
+
+        write_report("plan", plan_json(result, lang_code), html, lang_code)
+    if output == OutputFormat.json:
+        write_json(plan_json(result, lang_code))
+    elif output == OutputFormat.markdown:
+        typer.echo(plan_markdown(result, lang_code))
+    else:
+        plan_table(result, lang_code, console(), explain=explain)

@@ -22,7 +22,8 @@ def note_text(note: Any, lang: str, area: str = "compare") -> str:
     for key in ("ct", "bm"):
         if isinstance(params.get(key), list):
             items = params[key]
-            params[key] = SEP[lang].join(t(f"{area}.{k}", lang) for k in items) if items else t(f"{area}.none_item", lang)
+            none = t(f"{area}.none_item", lang)
+            params[key] = SEP[lang].join(t(f"{area}.{k}", lang) for k in items) if items else none
     if isinstance(params.get("req"), list):
         params["req"] = ", ".join(params["req"])
     return t(f"{area}.{note.key}", lang, **params)

@@ -1,0 +1,184 @@
+"""Hourly demand curves: from workload schedules, a demand CSV (`time,gpu,gpus`), or a job trace.
+
+Schedules: a workload runs `gpus` cards for `hours_per_day` hours a day on `days_per_week` days,
+from the start of the horizon (a Monday 00:00) for `duration`. Its hours are placed inside
+`window` ("09:00-18:00") when given, else from 09:00 (wrapping past midnight). An hour partly covered
+counts the covered fraction (demand is GPU-hours per hour). Days run Monday first.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from gpuplan.errors import GpuplanError, ScenarioError
+from gpuplan.models import Workload
+
+HORIZON_START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday: schedules are placed from here
+DEFAULT_START_HOUR = 9.0
+
+
+@dataclass(frozen=True)
+class Demand:
+    """Hourly GPU demand per GPU type, with each workload's own curve when built from schedules."""
+
+    start: datetime
+    hours: int
+    by_gpu: dict[str, np.ndarray]
+    by_workload: dict[str, np.ndarray]
+    source: str
+
+
+def _window(w: Workload) -> tuple[float, float]:
+    if w.window is None:
+        return DEFAULT_START_HOUR, DEFAULT_START_HOUR + w.hours_per_day
+    a, b = w.window.split("-")
+    start = int(a[:2]) + int(a[3:]) / 60
+    end = int(b[:2]) + int(b[3:]) / 60
+    length = (end - start) % 24 or 24.0
+    if w.hours_per_day > length + 1e-9:
+        raise ScenarioError(
+            f"hours_per_day {w.hours_per_day:g} does not fit the window {w.window} ({length:g} h)",
+            field=f"workloads[{w.id}].window", hint="widen the window or lower hours_per_day.")
+    return start, start + w.hours_per_day
+
+
+def daily_profile(w: Workload) -> np.ndarray:
+    """24 values: the share of each hour of the day the workload runs."""
+    start, end = _window(w)
+    prof = np.zeros(24)
+    for h in range(48):  # the window may wrap past midnight
+        lo, hi = max(start, h), min(end, h + 1)
+        if hi > lo:
+            prof[h % 24] += hi - lo
+    return np.minimum(prof, 1.0)
+
+
+def workload_curve(w: Workload, hours: int) -> np.ndarray:
+    prof = daily_profile(w)
+    n_days = math.ceil(hours / 24)
+    days = np.arange(n_days)
+    active_day = (days % 7) < w.days_per_week
+    curve = (active_day[:, None] * prof[None, :]).reshape(-1)[:hours] * w.gpus
+    # the workload ends after its duration (a partial last day counts its covered part)
+    end = w.duration_hours
+    t = np.arange(hours, dtype=np.float64)
+    frac = np.clip(end - t, 0.0, 1.0)
+    return curve * frac
+
+
+def horizon_hours(workloads: list[Workload] | tuple[Workload, ...], minimum_days: float = 30.0) -> int:
+    longest = max((w.duration_hours for w in workloads), default=0.0)
+    return math.ceil(max(longest, minimum_days * 24))
+
+
+def from_schedules(workloads: list[Workload] | tuple[Workload, ...], hours: int | None = None) -> Demand:
+    n = hours or horizon_hours(workloads)
+    by_wl = {w.id: workload_curve(w, n) for w in workloads}
+    by_gpu: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
+    for w in workloads:
+        by_gpu[w.gpus_allowed[0]] = by_gpu[w.gpus_allowed[0]] + by_wl[w.id]
+    return Demand(HORIZON_START, n, dict(by_gpu), by_wl, "schedules")
+
+
+def _parse_time(text: str) -> datetime:
+    t = text.strip()
+    try:
+        value = float(t)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value):
+        return datetime.fromtimestamp(value, tz=UTC)
+    dt = datetime.fromisoformat(t.replace("Z", "+00:00"))
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def from_csv(path: str | Path) -> Demand:
+    """Read `time,gpu,gpus` rows (hourly; time ISO 8601 or epoch seconds); missing hours are 0."""
+    p = Path(path)
+    try:
+        f = p.open(encoding="utf-8", newline="")
+    except OSError as exc:
+        raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
+                           hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
+    rows: list[tuple[datetime, str, float]] = []
+    with f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            raise GpuplanError("the demand file is empty", file=p, line=1, hint="expected a header time,gpu,gpus.")
+        cols = [h.strip().lower() for h in header]
+        missing = [c for c in ("time", "gpu", "gpus") if c not in cols]
+        if missing:
+            raise GpuplanError(f"missing column(s) {', '.join(missing)}", file=p, line=1,
+                               hint="the header is time,gpu,gpus (the format `gpuplan audit --demand-out` writes).")
+        it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
+        for n, row in enumerate(reader, start=2):
+            if not row or all(not c.strip() for c in row):
+                continue
+            try:
+                when = _parse_time(row[it])
+                gpus = float(row[ig2])
+            except (ValueError, IndexError, OverflowError):
+                raise GpuplanError(
+                    f"bad row {row!r}", file=p, line=n,
+                    hint="each row is an ISO time or epoch seconds, a GPU id, and a number of GPUs.") from None
+            if not math.isfinite(gpus) or gpus < 0:
+                raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
+                                   hint="demand is the number of GPUs in use during that hour.")
+            rows.append((when, row[ig].strip(), gpus))
+    if not rows:
+        raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
+    start = min(r[0] for r in rows).replace(minute=0, second=0, microsecond=0)
+    end = max(r[0] for r in rows)
+    n = int((end - start) / timedelta(hours=1)) + 1
+    by_gpu: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
+    for when, gpu, gpus in rows:
+        by_gpu[gpu][int((when - start) / timedelta(hours=1))] += gpus
+    return Demand(start, n, dict(by_gpu), {}, str(p))
+
+
+def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
+    """Jobs as submitted (no queueing): each job's GPUs spread over the hours it covers."""
+    from gpuplan.sim.traces import read_trace
+
+    tr = read_trace(path, fmt)
+    if len(tr.submit) == 0:
+        raise GpuplanError("the trace has no jobs", file=path)
+    t0 = float(tr.submit.min())
+    start_h = (tr.submit - t0) / 3600.0
+    end_h = start_h + tr.duration / 3600.0
+    n = max(1, math.ceil(float(end_h.max())))
+    types = tr.gpu_type if tr.gpu_type is not None else np.array([None] * len(start_h), dtype=object)
+    by_gpu: dict[str, np.ndarray] = {}
+    for gpu in sorted({str(g) if g else default_gpu for g in types}):
+        mask = np.array([(str(g) if g else default_gpu) == gpu for g in types])
+        by_gpu[gpu] = _spread(start_h[mask], end_h[mask], tr.gpus[mask], n)
+    return Demand(datetime.fromtimestamp(0, tz=UTC), n, by_gpu, {}, str(path))
+
+
+def _spread(a: np.ndarray, b: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:
+    """Sum of g over [a, b) in hourly bins, exactly (difference arrays on the integrated curve)."""
+    # integrate a step function: cumulative GPU-hours F(x); demand in hour k = F(k+1) - F(k)
+    edges = np.arange(n + 1, dtype=np.float64)
+    total = np.zeros(n + 1)
+    for lo, hi, w in ((a, b, g),):
+        order_lo = np.argsort(lo)
+        order_hi = np.argsort(hi)
+        lo_s, w_lo = lo[order_lo], w[order_lo]
+        hi_s, w_hi = hi[order_hi], w[order_hi]
+        # F(x) = sum w * (min(x, hi) - min(x, lo)) = sum_{lo<x} w (x - lo) - sum_{hi<x} w (x - hi)
+        i_lo = np.searchsorted(lo_s, edges, side="left")
+        i_hi = np.searchsorted(hi_s, edges, side="left")
+        cw_lo = np.concatenate([[0.0], np.cumsum(w_lo)])
+        cwx_lo = np.concatenate([[0.0], np.cumsum(w_lo * lo_s)])
+        cw_hi = np.concatenate([[0.0], np.cumsum(w_hi)])
+        cwx_hi = np.concatenate([[0.0], np.cumsum(w_hi * hi_s)])
+        total += edges * cw_lo[i_lo] - cwx_lo[i_lo] - (edges * cw_hi[i_hi] - cwx_hi[i_hi])
+    return np.diff(total)

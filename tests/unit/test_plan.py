@@ -1,0 +1,136 @@
+"""The portfolio plan: the seed hybrid example, hard rules, demand inputs, JSON contract."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuplan import api
+from gpuplan.cli import main
+from gpuplan.demand import daily_profile, from_schedules
+from gpuplan.render.plan import plan_json
+from gpuplan.scenario import scenario_from_text
+
+ROOT = Path(__file__).resolve().parents[2]
+HYBRID = ROOT / "examples" / "seed-hybrid.yaml"
+
+
+def test_seed_hybrid_numbers() -> None:
+    data = plan_json(api.plan(HYBRID))
+    pool = data["pools"][0]
+    assert pool["reserved_gpus"] == 4
+    placements = {a["workload"]: a["placement"] for a in data["assignments"]}
+    assert placements == {"core-training": "bare-metal", "experiments": "container"}
+    cost = data["cost_per_month"]
+    assert cost["hybrid"] == pytest.approx(25_500)
+    assert cost["hybrid"] < cost["all_bare_metal"] and cost["hybrid"] < cost["all_container"]
+    assert cost["all_bare_metal"] == pytest.approx(36_000)  # 6 cards at the peak
+    assert cost["all_container"] == pytest.approx(4 * 720 * 10 + 1_500)
+
+
+def test_seed_hybrid_states_the_real_sum(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(HYBRID)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "4 cards × 200.00 CNY/card-day × 30 days = 24,000" in out
+    assert "= 1,500" in out and "25,500 CNY a month" in out
+
+
+def test_json_contract() -> None:
+    data = plan_json(api.plan(HYBRID))
+    assert data["schema"] == "gpuplan.plan/1"
+    assert {"gpu", "offer_bare_metal", "offer_container", "reserved_gpus", "nodes", "demand",
+            "reserved_utilization"} <= set(data["pools"][0])
+    assert set(data["cost_per_month"]) == {"hybrid", "hybrid_low", "hybrid_high", "all_bare_metal", "all_container"}
+    assert all({"workload", "placement", "reason"} <= set(a) for a in data["assignments"])
+    curve = data["curve"]
+    assert [c["reserved_gpus"] for c in curve] == list(range(0, 7))
+    assert min(c["cost_per_month"] for c in curve) == pytest.approx(data["cost_per_month"]["hybrid"])
+
+
+SCEN = """
+version: 1
+currency: CNY
+team: {{engineer_hour_cost: 100}}
+offers:
+  - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: [{bm_lo}, {bm_hi}], per: node-month}},
+     lease_unit: node, min_term: 30d}}
+  - {{id: ct, gpu: h100-sxm, mode: container, price: {{amount: [{ct_lo}, {ct_hi}], per: gpu-hour}}}}
+workloads:
+  - {{id: core, kind: training, gpu: h100-sxm, gpus: 12, hours_per_day: 24, duration: 60d}}
+  - {{id: regulated, kind: fine-tuning, gpu: h100-sxm, gpus: 8, hours_per_day: 4, duration: 60d,
+     requires: [compliance]}}
+  - {{id: serving, kind: inference, gpu: h100-sxm, gpus: 4, hours_per_day: 24, duration: 60d, requires: [elastic]}}
+  - {{id: sweeps, kind: experiment, gpu: h100-sxm, gpus: 16, hours_per_day: 3, days_per_week: 5, duration: 60d}}
+"""
+
+
+def test_rules_nodes_and_uncertainty() -> None:
+    s = scenario_from_text(SCEN.format(bm_lo=60000, bm_hi=80000, ct_lo=15, ct_hi=30))
+    res = api.plan(s)
+    pool = res.pools[0]
+    assert pool.reserved % 8 == 0  # whole nodes
+    assert pool.reserved >= 8  # the compliance workload's 8 cards are pinned
+    place = {a.workload.id: a.placement for a in res.assignments}
+    assert place["regulated"] == "bare-metal" and place["serving"] == "container"
+    assert pool.demand_elastic.max() == 4  # elastic demand never counts against the pool
+    data = plan_json(res)
+    c = data["cost_per_month"]
+    assert c["hybrid_low"] <= c["hybrid"] <= c["hybrid_high"]
+    assert data["pools"][0]["reserved_gpus_low"] % 8 == 0 and data["pools"][0]["reserved_gpus_high"] % 8 == 0
+
+
+def test_window_placement() -> None:
+    s = scenario_from_text("""
+version: 1
+currency: CNY
+offers: [{id: ct, gpu: l40s, mode: container, price: {amount: 5, per: gpu-hour}}]
+workloads:
+  - {id: a, kind: experiment, gpu: l40s, gpus: 2, hours_per_day: 2.5, window: "10:00-18:00", duration: 7d,
+     days_per_week: 5}
+  - {id: b, kind: experiment, gpu: l40s, gpus: 1, hours_per_day: 3, window: "23:00-02:00", duration: 7d}
+""")
+    prof = daily_profile(s.workloads[0])
+    assert prof[10] == 1 and prof[11] == 1 and prof[12] == 0.5 and prof.sum() == 2.5
+    prof_b = daily_profile(s.workloads[1])
+    assert prof_b[23] == 1 and prof_b[0] == 1 and prof_b[1] == 1 and prof_b.sum() == 3
+    dem = from_schedules(s.workloads)
+    a = dem.by_workload["a"]
+    assert dem.hours == 30 * 24  # at least 30 days
+    assert a.sum() == pytest.approx(2 * 2.5 * 5)  # five weekdays in the first week, then it ends
+    assert np.all(a[7 * 24:] == 0)
+
+
+def test_demand_csv_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "demand.csv"
+    rows = ["time,gpu,gpus"] + [f"2026-11-01T{h:02d}:00:00Z,ascend-910b,{6 if 10 <= h < 12 else 4}"
+                                 for h in range(24)]
+    csv.write_text("\n".join(rows) + "\n")
+    res = api.plan(HYBRID, demand=csv)
+    assert res.pools[0].reserved == 4 and res.demand.hours == 24
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time,gpu,gpus\n2026-11-01T00:00:00Z,ascend-910b,lots\n")
+    assert main(["plan", str(HYBRID), "--demand", str(bad)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "bad.csv:2" in err and "Hint:" in err
+    other = tmp_path / "other.csv"
+    other.write_text("time,gpu,gpus\n2026-11-01T00:00:00Z,b200,3\n")
+    assert main(["plan", str(HYBRID), "--demand", str(other)]) == 2
+    assert "b200" in capsys.readouterr().err
+
+
+def test_trace_demand_spreads_jobs_exactly(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text("submit_time,duration,gpus\n0,5400,2\n1800,3600,4\n")
+    res = api.plan(HYBRID, trace=trace)
+    d = res.demand.by_gpu["ascend-910b"]
+    assert d.sum() == pytest.approx(2 * 1.5 + 4 * 1.0)
+    assert d[0] == pytest.approx(2 + 4 * 0.5) and d[1] == pytest.approx(1 + 2)
+
+
+def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(HYBRID), "-o", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pools"][0]["reserved_gpus"] == 4
+    assert main(["plan", str(HYBRID), "-o", "markdown", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "租用" in out and "边际规则" in out
