@@ -65,7 +65,7 @@ def test_kueue_seed_mapping(capsys: pytest.CaptureFixture[str]) -> None:
     flavors = hybrid["resourceGroups"][0]["flavors"]
     assert [f["name"] for f in flavors] == ["ascend-910b-leased", "ascend-910b-elastic"]  # leased first
     quota = {f["name"]: {r["name"]: r for r in f["resources"]} for f in flavors}
-    assert quota["ascend-910b-elastic"]["huawei.com/Ascend910"]["nominalQuota"] == 4  # peak 8 - 4 leased
+    assert quota["ascend-910b-elastic"]["huawei.com/Ascend910"]["nominalQuota"] == 2  # peak 6 - 4 leased
     assert quota["ascend-910b-leased"]["huawei.com/Ascend910"]["borrowingLimit"] == 4
     assert hybrid["cohortName"] == "gpuplan" and hybrid["queueingStrategy"] == "BestEffortFIFO"
     assert hybrid["flavorFungibility"]["whenCanPreempt"] == "TryNextFlavor"
@@ -120,7 +120,7 @@ def test_kueue_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert cq["spec"]["cohort"] == "gpuplan" and cq["spec"]["flavorFungibility"]["whenCanBorrow"] == "Borrow"
     assert cq["spec"]["resourceGroups"][0]["coveredResources"] == ["cpu", "memory", "huawei.com/ascend-1980"]
     elastic = cq["spec"]["resourceGroups"][0]["flavors"][1]["resources"]
-    assert elastic[0]["nominalQuota"] == 96 and elastic[1]["nominalQuota"] == "800Gi"
+    assert elastic[0]["nominalQuota"] == 48 and elastic[1]["nominalQuota"] == "400Gi"
     assert cq["spec"]["admissionChecksStrategy"]["admissionChecks"][0]["onFlavors"] == ["ascend-910b-elastic"]
 
 
@@ -250,7 +250,7 @@ def test_scenario_path_calls_plan_scenario(
     assert main(["export", "volcano", str(scenario), "--catalog", str(tmp_path / "c.yaml")]) == 0
     out = capsys.readouterr().out
     assert seen == [(str(scenario), str(tmp_path / "c.yaml"))]
-    assert f"# Plan: {scenario}" in out and "huawei.com/Ascend910: 8" in out
+    assert f"# Plan: {scenario}" in out and "huawei.com/Ascend910: 6" in out
 
 
 def test_scenario_path_without_plan_scenario(

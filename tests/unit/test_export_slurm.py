@@ -74,7 +74,7 @@ def test_seed_plan_lines() -> None:
     result = export("slurm", parse_plan(seed(), "seed"), ExportOptions())
     conf = result.files[0].text
     leased, cloud = check(conf)
-    assert [p["Gres"] for p in leased] == ["gpu:4"] and [p["Gres"] for p in cloud] == ["gpu:4"]
+    assert [p["Gres"] for p in leased] == ["gpu:4"] and [p["Gres"] for p in cloud] == ["gpu:2"]
     assert leased[0]["CPUs"] == "64" and leased[0]["RealMemory"] == str(4 * 128 * 1024)
     for key in ("SuspendProgram", "ResumeProgram", "SuspendTime", "SuspendExcNodes"):
         assert re.search(rf"^{key}=\S+$", conf, re.M), key
