@@ -115,6 +115,7 @@ def simulate(
         "trace": str(trace),
         "format": tr.format,
         "records": tr.records,
+        "gpu_hours": tr.gpu_hours,
         "wait": format_duration(wait_hours) if wait_hours else "0",
         "queueing": queueing.value,
         "packing": packing.value if packing is Packing.gpu else f"node ({gpn} GPUs)",

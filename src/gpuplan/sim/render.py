@@ -62,8 +62,8 @@ def _lines(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> li
             records=f"{meta['records']:,}",
         )
     ]
-    if results:
-        lines.append(t("gpuh_total", total=f"{results[0]['gpu_hours']['total']:,.0f}"))
+    if "gpu_hours" in meta:
+        lines.append(t("gpuh_total", total=f"{meta['gpu_hours']:,.0f}"))
     skipped = results[0]["skipped"] if results else {}
     if skipped:
         detail = ", ".join(f"{t('reason_' + k) if _has(lang, k) else k} {v:,}" for k, v in skipped.items())
