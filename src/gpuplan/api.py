@@ -40,9 +40,10 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
     for o in scenario.offers:
         if o.id == offer_id:
             jit = overhead.get("jitter")
+            comp, inter = overhead.get("compute"), overhead.get("interconnect")
             new = Overhead(
-                compute=float(overhead.get("compute", o.overhead.compute)),
-                interconnect=float(overhead.get("interconnect", o.overhead.interconnect)),
+                compute=float(comp) if comp is not None else o.overhead.compute,
+                interconnect=float(inter) if inter is not None else o.overhead.interconnect,
                 jitter=(float(jit[0]), float(jit[1])) if jit else o.overhead.jitter,
             )
             measured = [k for k in ("compute", "interconnect", "jitter") if overhead.get(k) is not None]
@@ -64,7 +65,16 @@ def load_measured(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise GpuplanError(f"not JSON: {exc.msg}", file=p, line=exc.lineno,
                            hint="give the file `gpuplan probe -o json` wrote.") from None
-    return measured_overhead(data, catalog)
+    try:
+        out = measured_overhead(data, catalog)
+    except GpuplanError as exc:
+        exc.file = str(p)
+        raise
+    if all(out.get(k) is None for k in ("compute", "interconnect", "jitter")):
+        raise GpuplanError("the probe measured no overhead (no benchmark figures)", file=p, field="bench",
+                           hint="run `gpuplan probe --bench -o json` on the GPU node; without --bench, "
+                           "or without a GPU, there is nothing to replace the defaults with.")
+    return out
 
 
 def compare(
