@@ -117,7 +117,7 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
     if offer_id not in cat.offers:
         raise GpuplanError(f"no catalog offer `{offer_id}`", field="--offer",
                            hint="`gpuplan catalog offers` lists them, or pass --scenario with your own offers.")
-    from gpuplan.scenario import build_scenario, _Locator
+    from gpuplan.scenario import _Locator, build_scenario
 
     entry = cat.offers[offer_id]
     currency = entry.get("currency", "USD")
