@@ -1,0 +1,505 @@
+"""Self-contained HTML reports for compare, plan, simulate and audit.
+
+One file: CSS inline, charts as inline SVG, no script, no font or image fetched, so it opens from an
+e-mail attachment and prints cleanly. Every label comes from the i18n catalog (`report.*`); numbers
+and money are formatted per locale with Babel. Rendering never computes: numbers come from the
+command's JSON contract and the chart series from `gpuplan.report_data`.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gpuplan.i18n import t
+from gpuplan.render import svg
+
+KINDS = ("compare", "plan", "simulate", "audit")
+LOCALES = {"en": "en_US", "zh": "zh_CN"}
+
+
+class Fmt:
+    """Locale-aware number formatting (Babel)."""
+
+    def __init__(self, lang: str, currency: str | None = None) -> None:
+        self.lang = lang
+        self.locale = LOCALES.get(lang, "en_US")
+        self.currency = currency or "USD"
+
+    def money(self, x: float | None, currency: str | None = None) -> str:
+        from babel.numbers import format_currency
+
+        if x is None or (isinstance(x, float) and not math.isfinite(x)):
+            return "—"
+        cur = currency or self.currency
+        if abs(x) >= 100 or float(x).is_integer():
+            return format_currency(x, cur, format="¤#,##0", locale=self.locale, currency_digits=False)
+        return format_currency(x, cur, locale=self.locale)
+
+    def money_short(self, x: float) -> str:
+        """Axis ticks: compact (31K, 3.1万) with the currency symbol."""
+        from babel.numbers import format_compact_decimal, get_currency_symbol
+
+        sym = get_currency_symbol(self.currency, locale=self.locale)
+        if abs(x) < 1000:
+            return f"{sym}{self.num(x, 0 if float(x).is_integer() else 1)}"
+        return sym + format_compact_decimal(x, locale=self.locale, fraction_digits=1)
+
+    def num(self, x: float | None, digits: int = 1) -> str:
+        from babel.numbers import format_decimal
+
+        if x is None or (isinstance(x, float) and not math.isfinite(x)):
+            return "—"
+        pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+        return format_decimal(x, format=pattern, locale=self.locale)
+
+    def num_g(self, x: float) -> str:
+        """Tick values: as few digits as the value needs."""
+        from babel.numbers import format_decimal
+
+        return format_decimal(x, format="#,##0.##", locale=self.locale)
+
+    def pct(self, x: float | None, digits: int = 0) -> str:
+        from babel.numbers import format_percent
+
+        if x is None:
+            return "—"
+        return format_percent(
+            x, format="#,##0" + ("." + "0" * digits if digits else "") + "%", locale=self.locale
+        )
+
+
+@lru_cache(maxsize=1)
+def _env() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("gpuplan.render", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env
+
+
+def _markup(s: str) -> Any:
+    from markupsafe import Markup
+
+    return Markup(s)  # noqa: S704 - our own SVG, every text in it escaped by svg.py
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gpuplan")
+    except Exception:  # pragma: no cover - not installed
+        return "dev"
+
+
+# --- compare -----------------------------------------------------------------------------------
+
+
+def _compare_context(result: Any, lang: str) -> dict[str, Any]:
+    from gpuplan.render.compare import compare_json
+    from gpuplan.report_data import compare_assumptions, compare_charts
+
+    data = compare_json(result, lang)
+    f = Fmt(lang, data["currency"])
+    charts = compare_charts(result, data)
+    workloads = []
+    for wj, ch, adv in zip(data["workloads"], charts, result.advice, strict=True):
+        w = adv.workload
+        ylab = t(
+            "report.cost_decision" if ch["waiting_priced"] else "report.cost_total", lang, currency=f.currency
+        )
+        lines = []
+        for i, cv in enumerate(ch["curves"]):
+            color = svg.MODE_COLORS.get(cv.mode, svg.PALETTE[i % len(svg.PALETTE)])
+            same_mode = [c for c in ch["curves"] if c.mode == cv.mode]
+            dash = len(same_mode) > 1 and same_mode.index(cv) > 0
+            label = f"{cv.offer} ({t(f'compare.mode_{cv.mode}', lang)})"
+            if not cv.feasible:
+                label += " — " + t("report.infeasible", lang)
+            lines.append(svg.Line(label, cv.points, color, dash=dash or not cv.feasible))
+        markers = [svg.VMarker(ch["hours_now"], t("report.now", lang, h=f.num(ch["hours_now"])), "#444")]
+        points = []
+        if ch["break_even"] is not None:
+            be = ch["break_even"]
+            markers.append(svg.VMarker(be, t("report.break_even_mark", lang, h=f.num(be)), "#D55E00"))
+            ys = [min((abs(px - be), py) for px, py in c.points)[1] for c in ch["curves"] if c.feasible]
+            if ys:
+                points.append(svg.PointMarker(be, min(ys), "", "#D55E00"))
+        cost_chart = svg.line_chart(
+            svg.Chart(
+                title=t("report.chart_cost_hours", lang, workload=wj["id"]),
+                x_label=t("report.hours_per_day", lang),
+                y_label=ylab,
+                x_fmt=f.num_g,
+                y_fmt=f.money_short,
+                lines=lines,
+                vmarkers=markers,
+                points=points,
+                x_ticks=(0, 3, 6, 9, 12, 15, 18, 21, 24),
+            )
+        )
+        bd = ch["breakdown"]
+        bars = svg.stacked_bars(
+            t("report.chart_breakdown", lang, workload=wj["id"]),
+            bd["offers"],
+            [
+                svg.Stack(t("report.rental_used", lang), "#0072B2", bd["rental_used"]),
+                svg.Stack(t("report.idle_part", lang), "#999999", bd["idle"], pattern=True),
+                svg.Stack(t("compare.ops", lang), "#009E73", bd["ops"]),
+                svg.Stack(t("compare.setup", lang), "#CC79A7", bd["setup"]),
+            ],
+            y_label=t("report.money", lang, currency=f.currency),
+            y_fmt=f.money_short,
+            totals=[f.money(x) for x in bd["total"]],
+            width=470,
+            height=320,
+        )
+        wall = svg.hbars(
+            t("report.chart_wall", lang, workload=wj["id"]),
+            [
+                (o, d, svg.MODE_COLORS.get(m, "#888"), t("report.days", lang, d=f.num(d)))
+                for o, m, d in ch["wall"]
+            ],
+            t("report.wall_days", lang),
+            width=470,
+        )
+        workloads.append(
+            {
+                "j": wj,
+                "kind": w.kind,
+                "gpus": w.gpus,
+                "gpu": "/".join(w.gpus_allowed),
+                "hours_per_day": w.hours_per_day,
+                "duration_days": w.duration_days,
+                "charts": [_markup(cost_chart), _markup(bars), _markup(wall)],
+            }
+        )
+    return {
+        "data": data,
+        "workloads": workloads,
+        "assumptions": compare_assumptions(result),
+        "scenario_name": result.scenario.path or "",
+        "f": f,
+    }
+
+
+# --- plan --------------------------------------------------------------------------------------
+
+
+def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
+    from gpuplan.report_data import plan_charts
+
+    f = Fmt(lang, d.get("currency"))
+    pools = []
+    cpm = d.get("cost_per_month") or {}
+    for pc in plan_charts(d):
+        charts = []
+        if pc["curve"]:
+            lines = [
+                svg.Line(
+                    t("report.plan_cost_line", lang),
+                    pc["curve"],
+                    svg.MODE_COLORS["hybrid"],
+                    dots=len(pc["curve"]) <= 40,
+                )
+            ]
+            bands = []
+            if pc["band"]:
+                bands.append(svg.Band(t("report.price_band", lang), pc["band"][0], pc["band"][1], "#009E73"))
+            pts = []
+            if pc["optimum_cost"] is not None:
+                pts.append(
+                    svg.PointMarker(
+                        pc["reserved"],
+                        pc["optimum_cost"],
+                        t("report.optimum", lang, r=f.num(pc["reserved"], 0)),
+                        "#D55E00",
+                    )
+                )
+            charts.append(
+                svg.line_chart(
+                    svg.Chart(
+                        title=t("report.chart_plan_cost", lang, gpu=pc["gpu"]),
+                        x_label=t("report.leased_cards", lang),
+                        y_label=t("report.per_month_money", lang, currency=f.currency),
+                        x_fmt=f.num_g,
+                        y_fmt=f.money_short,
+                        lines=lines,
+                        bands=bands,
+                        points=pts,
+                    )
+                )
+            )
+        if pc["demand"]:
+            lines = [
+                svg.Line(t("report.demand", lang), pc["demand"], "#0072B2", width=1.4),
+                svg.Line(
+                    t("report.leased_line", lang, r=f.num(pc["reserved"], 0)),
+                    [(pc["demand"][0][0], pc["reserved"]), (pc["demand"][-1][0], pc["reserved"])],
+                    "#D55E00",
+                    dash=True,
+                ),
+            ]
+            bands = [svg.Band(t("report.spill", lang), pc["spill"][0], pc["spill"][1], "#E69F00", 0.45)]
+            charts.append(
+                svg.line_chart(
+                    svg.Chart(
+                        title=t("report.chart_demand", lang, gpu=pc["gpu"]),
+                        x_label=t("report.hour_of_horizon", lang),
+                        y_label=t("report.gpus", lang),
+                        x_fmt=f.num_g,
+                        y_fmt=f.num_g,
+                        lines=lines,
+                        bands=bands,
+                    )
+                )
+            )
+        pools.append(
+            {"gpu": pc["gpu"], "charts": [_markup(c) for c in charts], "has_demand": bool(pc["demand"])}
+        )
+    compare_bars = ""
+    keys = [k for k in ("hybrid", "all_bare_metal", "all_container") if isinstance(cpm.get(k), int | float)]
+    if keys:
+        colors = {
+            "hybrid": svg.MODE_COLORS["hybrid"],
+            "all_bare_metal": svg.MODE_COLORS["bare-metal"],
+            "all_container": svg.MODE_COLORS["container"],
+        }
+        compare_bars = svg.hbars(
+            t("report.chart_plan_options", lang),
+            [(t(f"report.plan_{k}", lang), float(cpm[k]), colors[k], f.money(cpm[k])) for k in keys],
+            t("report.per_month_money", lang, currency=f.currency),
+        )
+    return {
+        "data": d,
+        "pools": pools,
+        "cpm": cpm,
+        "options_chart": _markup(compare_bars),
+        "f": f,
+        "scenario_name": d.get("scenario") or "",
+    }
+
+
+# --- simulate ----------------------------------------------------------------------------------
+
+
+def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
+    from gpuplan.report_data import simulate_charts
+
+    sc = simulate_charts(d)
+    runs = sc["runs"]
+    cur = next(((r.get("cost") or {}).get("currency") for r in runs if r.get("cost")), None)
+    f = Fmt(lang, cur)
+    charts = []
+    if sc["cost"]:
+        bands = (
+            [svg.Band(t("report.price_band", lang), sc["band"][0], sc["band"][1], "#009E73")]
+            if sc["band"]
+            else []
+        )
+        pts = [
+            svg.PointMarker(
+                sc["best"][0], sc["best"][1], t("report.optimum", lang, r=f.num(sc["best"][0], 0))
+            )
+        ]
+        charts.append(
+            svg.line_chart(
+                svg.Chart(
+                    title=t("report.chart_sim_cost", lang),
+                    x_label=t("report.reserved_r", lang),
+                    y_label=t("report.money", lang, currency=f.currency),
+                    x_fmt=f.num_g,
+                    y_fmt=f.money_short,
+                    lines=[
+                        svg.Line(
+                            t("report.total_cost", lang), sc["cost"], "#009E73", dots=len(sc["cost"]) <= 40
+                        )
+                    ],
+                    bands=bands,
+                    points=pts,
+                )
+            )
+        )
+    if sc["wait"]:
+        charts.append(
+            svg.line_chart(
+                svg.Chart(
+                    title=t("report.chart_sim_wait", lang),
+                    x_label=t("report.reserved_r", lang),
+                    y_label=t("report.mean_wait_h", lang),
+                    x_fmt=f.num_g,
+                    y_fmt=f.num_g,
+                    lines=[
+                        svg.Line(
+                            t("report.mean_wait", lang), sc["wait"], "#0072B2", dots=len(sc["wait"]) <= 40
+                        )
+                    ],
+                )
+            )
+        )
+    if sc["trade"]:
+        pts_sorted = sorted(sc["trade"])
+        charts.append(
+            svg.line_chart(
+                svg.Chart(
+                    title=t("report.chart_sim_trade", lang),
+                    x_label=t("report.mean_wait_h", lang),
+                    y_label=t("report.money", lang, currency=f.currency),
+                    x_fmt=f.num_g,
+                    y_fmt=f.money_short,
+                    y_zero=False,
+                    lines=[
+                        svg.Line(
+                            t("report.trade_off", lang),
+                            [(w, c) for w, c, _ in pts_sorted],
+                            "#CC79A7",
+                            dots=True,
+                            point_labels=[f"R={r}" for _, _, r in pts_sorted]
+                            if len(pts_sorted) <= 16
+                            else (),
+                        )
+                    ],
+                )
+            )
+        )
+    return {"runs": runs, "charts": [_markup(c) for c in charts], "f": f, "scenario_name": ""}
+
+
+# --- audit -------------------------------------------------------------------------------------
+
+
+def _audit_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
+    from gpuplan.report_data import audit_classes, audit_heat, audit_money
+
+    fleet = d.get("fleet") or {}
+    f = Fmt(lang, fleet.get("currency") or (fleet.get("price") or {}).get("currency"))
+    heat = audit_heat(d)
+    cols: list[str] = []
+    if heat["timeline"] and heat["start"]:
+        try:
+            start = datetime.fromisoformat(str(heat["start"]).replace("Z", "+00:00"))
+            cols = [
+                (start + timedelta(seconds=heat["step_s"] * j)).strftime("%m-%d %H:%M")
+                for j in range(len(heat["cells"][0]))
+            ]
+        except ValueError:
+            cols = []
+    elif not heat["timeline"]:
+        cols = [t("report.mean_util", lang)]
+    charts = []
+    if heat["rows"]:
+        charts.append(
+            svg.heatmap(
+                t("report.chart_heat", lang),
+                heat["rows"],
+                heat["cells"],
+                cols,
+                t("report.idle_low", lang),
+                t("report.busy_high", lang),
+                t("report.gap", lang),
+            )
+        )
+    classes = audit_classes(d)
+    class_colors = {
+        "busy": "#1b7a3e",
+        "idle": "#D55E00",
+        "starved": "#E69F00",
+        "mixed": "#56B4E9",
+        "partial": "#CC79A7",
+    }
+    if classes:
+        charts.append(
+            svg.hbars(
+                t("report.chart_classes", lang),
+                [
+                    (_cls(k, lang), float(v), class_colors.get(k, "#888"), f.num(v, 0))
+                    for k, v in sorted(classes.items(), key=lambda p: -p[1])
+                ],
+                t("report.gpus", lang),
+            )
+        )
+    money = audit_money(d)
+    if money:
+        top = money[:20]
+        charts.append(
+            svg.hbars(
+                t("report.chart_idle_money", lang),
+                [(name, v, "#D55E00", f.money(v)) for name, v in top],
+                t("report.money", lang, currency=f.currency),
+            )
+        )
+    return {
+        "data": d,
+        "fleet": fleet,
+        "charts": [_markup(c) for c in charts],
+        "f": f,
+        "heat_timeline": heat["timeline"],
+        "scenario_name": "",
+    }
+
+
+def _cls(name: str, lang: str) -> str:
+    from gpuplan.i18n import catalog
+
+    key = f"report.class_{name}"
+    return t(key, lang) if key in catalog(lang) else name
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = False) -> str:
+    """The report as one HTML string; `fragment` gives only the `<main>` part (for the web page)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown report kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if lang not in LOCALES:
+        raise ValueError(f"unknown language {lang!r}")
+    if kind == "compare":
+        if isinstance(result, dict):
+            raise TypeError("the compare report needs the api.CompareResult, not its JSON")
+        ctx = _compare_context(result, lang)
+    elif kind == "plan":
+        ctx = _plan_context(result, lang)
+    elif kind == "simulate":
+        ctx = _simulate_context(result, lang)
+    else:
+        ctx = _audit_context(result, lang)
+    env = _env()
+
+    def tr(key: str, **values: Any) -> str:
+        return t(key, lang, **values)
+
+    def cls(name: str) -> str:
+        return _cls(name, lang)
+
+    html = env.get_template(f"{kind}.html.j2").render(
+        kind=kind, lang=lang, t=tr, cls=cls, fragment=fragment, version=_version(), **ctx
+    )
+    return html
+
+
+def write_report(kind: str, result: Any, path: str | Path, lang: str = "en") -> None:
+    """Write the self-contained report of `kind` (compare: an api.CompareResult; plan, simulate,
+    audit: the dict their `-o json` prints) to `path`."""
+    from gpuplan.errors import GpuplanError
+
+    html = render_report(kind, result, lang)
+    p = Path(path)
+    try:
+        p.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise GpuplanError(
+            f"cannot write the HTML report: {exc.strerror}",
+            file=p,
+            field="--html",
+            hint="check that the folder exists and is writable.",
+        ) from None

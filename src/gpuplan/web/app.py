@@ -1,0 +1,547 @@
+"""`gpuplan serve`: one page to edit a scenario and see the answer, and a JSON API.
+
+- `POST /api/compare` returns exactly `gpuplan compare -o json` for the scenario text it is given.
+- `POST /api/plan`, `/api/simulate`, `/api/audit` return their commands' `-o json` (501 while a
+  command is not in this build). They run the real CLI in a child process with a hard time limit, on
+  files written into a private temporary folder: the request never names a server path.
+- `POST /api/report` returns the HTML report (whole file, or the `<main>` fragment the page shows).
+- Every error is JSON: 400 for a malformed request, 413 for a body over the limit, 422 for input the
+  engines reject (the same `GpuplanError.to_dict()` fields as the CLI: file, line, field, hint),
+  501 for an engine not in this build, 503 when a request runs past the time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuplan.errors import GpuplanError
+
+log = logging.getLogger("gpuplan.web")
+
+HEAVY = ("plan", "simulate", "audit")
+SCENARIO_NAME = "scenario.yaml"
+
+
+# --- request models ------------------------------------------------------------------------------
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CompareIn(_In):
+    scenario: str = Field(description="The scenario YAML text (what `gpuplan compare FILE` reads).")
+    lang: Literal["en", "zh"] = "en"
+
+
+class PlanIn(_In):
+    scenario: str = Field(description="The scenario YAML text.")
+    lang: Literal["en", "zh"] = "en"
+    demand_csv: str | None = Field(default=None, description="Optional demand CSV text (`time,gpu,gpus`).")
+
+
+class ReportIn(_In):
+    kind: Literal["compare", "plan", "simulate", "audit"] = "compare"
+    lang: Literal["en", "zh"] = "en"
+    scenario: str | None = Field(default=None, description="compare/plan: the scenario YAML text.")
+    data: Any = Field(default=None, description="plan/simulate/audit: the JSON the API returned, to render.")
+    fragment: bool = Field(default=False, description="Only the report's <main> element (for the page).")
+
+
+class FieldsIn(_In):
+    scenario: str
+
+
+class EditIn(_In):
+    scenario: str
+    set: dict[str, float | int | str] = Field(
+        description="Field path -> new value, e.g. {\"workloads[0].hours_per_day\": 12}.")
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ApiError(Exception):
+    status: int
+    body: dict[str, Any]
+
+
+def _err(status: int, error: str, message: str, **extra: Any) -> ApiError:
+    body: dict[str, Any] = {"error": error, "message": message, "file": None, "line": None, "field": None,
+                            "hint": None}
+    body.update(extra)
+    return ApiError(status, body)
+
+
+def _json_error(e: ApiError) -> JSONResponse:
+    return JSONResponse(e.body, status_code=e.status)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: refuse bodies over `max_bytes` with 413 JSON (by Content-Length, or while
+    streaming when the length is not declared)."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_bytes
+        for k, v in scope.get("headers", []):
+            if k == b"content-length":
+                try:
+                    n = int(v)
+                except ValueError:
+                    n = -1
+                if n < 0 or n > limit:
+                    await self._send_413(send, limit)
+                    return
+        seen = 0
+        started = False
+
+        async def receive_limited() -> Any:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge()
+            return msg
+
+        async def send_tracked(msg: Any) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, receive_limited, send_tracked)
+        except BodyTooLarge:
+            if not started:
+                await self._send_413(send, limit)
+
+    @staticmethod
+    async def _send_413(send: Any, limit: int) -> None:
+        body = json.dumps({"error": "too-large", "message": f"the request body is over {limit / 1e6:g} MB",
+                           "file": None, "line": None, "field": None,
+                           "hint": "send a smaller file, or start the server with a larger --max-body-mb."}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+# --- the app -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    catalog: str | None = None
+    max_body_bytes: int = 20 * 1024 * 1024
+    timeout_s: float = 20.0
+    heavy_timeout_s: float = 120.0
+    workers: int = 4
+    heavy_concurrency: int = 2
+
+
+def available_commands() -> set[str]:
+    """The commands this build registers (plan, simulate, audit land as they are finished)."""
+    import gpuplan.cli  # noqa: F401 - registers every command module on the app
+    from gpuplan.cli.app import app as cli_app
+
+    names = set()
+    for c in cli_app.registered_commands:
+        names.add(c.name or (c.callback.__name__ if c.callback else ""))
+    return names
+
+
+def create_app(
+    *,
+    catalog: str | Path | None = None,
+    max_body_mb: float = 20.0,
+    timeout_s: float = 20.0,
+    heavy_timeout_s: float = 120.0,
+    workers: int = 4,
+) -> FastAPI:
+    """The web app. `catalog` is an extra catalog file given on the server's command line; requests
+    can never name a file."""
+    from gpuplan.catalog import load_catalog
+
+    settings = Settings(catalog=str(catalog) if catalog else None, max_body_bytes=int(max_body_mb * 1024 * 1024),
+                        timeout_s=timeout_s, heavy_timeout_s=heavy_timeout_s, workers=workers)
+    cat = load_catalog(settings.catalog)  # fail at start, not on the first request
+    pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpuplan-engine")
+    heavy_sem = asyncio.Semaphore(settings.heavy_concurrency)
+    commands = available_commands()
+
+    app = FastAPI(
+        title="gpuplan",
+        summary="Where GPU work should run: containers, bare metal or a hybrid pool.",
+        version=_version(),
+        description=(__doc__ or "").split("\n\n", 1)[-1],
+    )
+    app.state.settings = settings
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_req: Request, exc: ApiError) -> JSONResponse:
+        return _json_error(exc)
+
+    @app.exception_handler(BodyTooLarge)
+    async def _too_large(_req: Request, _exc: BodyTooLarge) -> JSONResponse:
+        return JSONResponse({"error": "too-large", "message": "the request body is over the limit", "file": None,
+                             "line": None, "field": None, "hint": "send a smaller file."}, status_code=413)
+
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": "http", "message": str(exc.detail), "file": None, "line": None, "field": None,
+                             "hint": None}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        e = exc.errors()[0] if exc.errors() else {"msg": "invalid request", "loc": ()}
+        return JSONResponse({"error": "request", "message": str(e.get("msg")), "file": None, "line": None,
+                             "field": ".".join(str(p) for p in e.get("loc", ())), "hint": None}, status_code=400)
+
+    async def run_engine(fn: Any, *args: Any, **kw: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(pool, lambda: _call(fn, *args, **kw))
+        try:
+            return await asyncio.wait_for(fut, settings.timeout_s)
+        except TimeoutError:
+            raise _err(503, "timeout", f"the request took longer than {settings.timeout_s:g} s",
+                       hint="make the scenario smaller, or run the command line instead.") from None
+
+    # --- pages ---
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index(lang: str = "en") -> HTMLResponse:
+        from gpuplan.web.page import render_page
+
+        lang = lang if lang in ("en", "zh") else "en"
+        return HTMLResponse(render_page(lang, commands))
+
+    # --- API ---
+
+    @app.get("/api/health", tags=["meta"])
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "version": _version(),
+                "engines": {k: k in commands for k in ("compare", *HEAVY)}}
+
+    @app.get("/api/catalog", tags=["catalog"])
+    async def get_catalog() -> dict[str, Any]:
+        """The GPUs, offers and defaults the server uses (bundled plus its --catalog file)."""
+        return {
+            "files": list(cat.files),
+            "gpus": [g.model_dump() for g in cat.gpus.values()],
+            "offers": [{k: v for k, v in o.items() if not k.startswith("_")} for o in cat.offers.values()],
+            "defaults": cat.defaults,
+        }
+
+    @app.get("/api/example", tags=["meta"])
+    async def example() -> dict[str, str]:
+        """A starter scenario (what `gpuplan init` writes)."""
+        from gpuplan.web.page import starter_scenario
+
+        return {"scenario": starter_scenario()}
+
+    @app.post("/api/compare", tags=["engines"], openapi_extra=_body_schema(CompareIn))
+    async def api_compare(request: Request) -> JSONResponse:
+        """Exactly what `gpuplan compare FILE -o json --lang LANG` prints for this scenario text."""
+        body = await _read_model(request, CompareIn)
+        data = await run_engine(_compare_json, body.scenario, body.lang, cat)
+        return JSONResponse(data)
+
+    @app.post("/api/plan", tags=["engines"], openapi_extra=_body_schema(PlanIn))
+    async def api_plan(request: Request) -> JSONResponse:
+        """What `gpuplan plan FILE -o json` prints (501 until `plan` is in this build)."""
+        _need(commands, "plan")
+        body = await _read_model(request, PlanIn)
+        files = {SCENARIO_NAME: body.scenario.encode()}
+        args = ["plan", SCENARIO_NAME, "-o", "json", "--lang", body.lang]
+        if body.demand_csv is not None:
+            files["demand.csv"] = body.demand_csv.encode()
+            args += ["--demand", "demand.csv"]
+        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+
+    @app.post("/api/simulate", tags=["engines"])
+    async def api_simulate(request: Request) -> JSONResponse:
+        """Multipart form: `trace` (file), `reserved` (e.g. `8` or `0:32:4`), optional `wait`, `queueing`,
+        `packing`, `gpus_per_node`, `trace_format`, `scenario` (text). What `gpuplan simulate -o json` prints."""
+        _need(commands, "simulate")
+        form = await _read_form(request)
+        files, names = await _uploads(form, "trace", one=True)
+        args = ["simulate", names[0], "-o", "json"]
+        if not form.get("reserved"):
+            raise _err(400, "request", "`reserved` is required", field="reserved", hint="e.g. 8, 4,8,16 or 0:32:4")
+        opts = {"reserved": "--reserved", "wait": "--wait", "queueing": "--queueing", "packing": "--packing",
+                "gpus_per_node": "--gpus-per-node", "trace_format": "--trace-format", "lang": "--lang"}
+        for key, flag in opts.items():
+            v = form.get(key)
+            if isinstance(v, str) and v.strip():
+                args += [flag, _safe_value(key, v)]
+        scen = form.get("scenario")
+        if isinstance(scen, str) and scen.strip():
+            files[SCENARIO_NAME] = scen.encode()
+            args += ["--scenario", SCENARIO_NAME]
+        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+
+    @app.post("/api/audit", tags=["engines"])
+    async def api_audit(request: Request) -> JSONResponse:
+        """Multipart form: `files` (one or more nvidia-smi CSV or Prometheus JSON files), optional `price`
+        (e.g. `8/gpu-hour`), `lang`. What `gpuplan audit FILES -o json` prints."""
+        _need(commands, "audit")
+        form = await _read_form(request)
+        files, names = await _uploads(form, "files", one=False)
+        args = ["audit", *names, "-o", "json"]
+        for key, flag in {"price": "--price", "lang": "--lang"}.items():
+            v = form.get(key)
+            if isinstance(v, str) and v.strip():
+                args += [flag, _safe_value(key, v)]
+        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+
+    @app.post("/api/report", tags=["reports"], response_class=HTMLResponse, openapi_extra=_body_schema(ReportIn))
+    async def api_report(request: Request) -> Response:
+        """The self-contained HTML report. compare: from `scenario`; plan: from `scenario` or `data`;
+        simulate and audit: from `data` (the JSON their endpoint returned)."""
+        body = await _read_model(request, ReportIn)
+        if body.kind == "compare":
+            if body.scenario is None:
+                raise _err(400, "request", "`scenario` is required for a compare report", field="scenario")
+            html = await run_engine(_compare_report, body.scenario, body.lang, cat, body.fragment)
+        else:
+            data = body.data
+            if data is None and body.kind == "plan" and body.scenario is not None:
+                _need(commands, "plan")
+                data = await _run_cli(["plan", SCENARIO_NAME, "-o", "json", "--lang", body.lang],
+                                      {SCENARIO_NAME: body.scenario.encode()}, settings, heavy_sem)
+            if not isinstance(data, dict | list):
+                raise _err(400, "request", f"`data` (the {body.kind} JSON) is required", field="data")
+            html = await run_engine(_render, body.kind, data, body.lang, body.fragment)
+        headers = {} if body.fragment else {
+            "content-disposition": f'attachment; filename="gpuplan-{body.kind}-{body.lang}.html"'}
+        return HTMLResponse(html, headers=headers)
+
+    @app.post("/api/scenario/fields", tags=["editor"], openapi_extra=_body_schema(FieldsIn))
+    async def api_fields(request: Request) -> dict[str, Any]:
+        """The common fields of a scenario (for the form), with their current values."""
+        from gpuplan.web.edit import common_fields
+
+        body = await _read_model(request, FieldsIn)
+        return {"fields": await run_engine(common_fields, body.scenario)}
+
+    @app.post("/api/scenario/edit", tags=["editor"], openapi_extra=_body_schema(EditIn))
+    async def api_edit(request: Request) -> dict[str, Any]:
+        """Set fields of the scenario text, keeping its comments and layout."""
+        from gpuplan.web.edit import set_fields
+
+        body = await _read_model(request, EditIn)
+        return {"scenario": await run_engine(set_fields, body.scenario, body.set)}
+
+    app.state.shutdown = lambda: pool.shutdown(wait=False, cancel_futures=True)
+    return app
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gpuplan")
+    except Exception:  # pragma: no cover
+        return "dev"
+
+
+def _body_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
+
+
+def _need(commands: set[str], name: str) -> None:
+    if name not in commands:
+        raise _err(501, "not-implemented", f"`gpuplan {name}` is not in this build yet",
+                   hint="upgrade gpuplan; /api/health lists the engines this server has.")
+
+
+async def _read_model(request: Request, model: type[BaseModel]) -> Any:
+    try:
+        raw = await request.body()
+    except BodyTooLarge:
+        raise
+    ctype = request.headers.get("content-type", "")
+    if ctype and "json" not in ctype:
+        raise _err(415, "request", f"expected a JSON body, got {ctype.split(';')[0]}",
+                   hint="send Content-Type: application/json.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise _err(400, "request", f"the body is not JSON: {exc}", hint="send a JSON object.") from None
+    if not isinstance(data, dict):
+        raise _err(400, "request", "the body must be a JSON object", hint=f"fields: {', '.join(model.model_fields)}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        loc = ".".join(str(p) for p in e["loc"])
+        raise _err(400, "request", e["msg"], field=loc or None,
+                   hint=f"fields: {', '.join(model.model_fields)}") from None
+
+
+async def _read_form(request: Request) -> Any:
+    ctype = request.headers.get("content-type", "")
+    if "multipart/form-data" not in ctype:
+        raise _err(415, "request", "expected multipart/form-data", hint="upload the files as a form.")
+    try:
+        return await request.form(max_files=64, max_fields=64)
+    except BodyTooLarge:
+        raise
+    except Exception as exc:  # malformed multipart
+        raise _err(400, "request", f"the form cannot be read: {exc}") from None
+
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+async def _uploads(form: Any, key: str, *, one: bool) -> tuple[dict[str, bytes], list[str]]:
+    """Uploaded files under `key`, renamed to safe names (their base name only; no path survives)."""
+    items = [f for f in form.getlist(key) if hasattr(f, "read")]
+    if not items:
+        raise _err(400, "request", f"no file uploaded as `{key}`", field=key)
+    if one and len(items) > 1:
+        raise _err(400, "request", f"upload one file as `{key}`", field=key)
+    files: dict[str, bytes] = {}
+    names: list[str] = []
+    for i, up in enumerate(items):
+        base = _SAFE_NAME.sub("_", Path(str(up.filename or f"upload{i}")).name).lstrip(".") or f"upload{i}"
+        name = base if base not in files and base != SCENARIO_NAME else f"{i}-{base}"
+        files[name] = await up.read()
+        names.append(name)
+    return files, names
+
+
+def _safe_value(key: str, v: str) -> str:
+    """A form value passed to the CLI as an option's value: never something that reads as a flag."""
+    v = v.strip()
+    if v.startswith("-") or len(v) > 200 or "\x00" in v:
+        raise _err(400, "request", f"bad value for `{key}`", field=key)
+    return v
+
+
+def _call(fn: Any, *args: Any, **kw: Any) -> Any:
+    """Run an engine call; user-input errors become 422 with the CLI's fields, never a 500."""
+    try:
+        return fn(*args, **kw)
+    except ApiError:
+        raise
+    except GpuplanError as exc:
+        raise ApiError(422, exc.to_dict()) from None
+    except RecursionError:
+        raise _err(422, "input", "the input is nested too deeply") from None
+    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError, AttributeError) as exc:
+        log.exception("engine failed on user input")
+        raise _err(422, "input", f"this input could not be processed: {type(exc).__name__}: {exc}",
+                   hint="check the values; if they look right, please report it with the input.") from None
+
+
+def _compare_json(text: str, lang: str, cat: Any) -> dict[str, Any]:
+    from gpuplan import api
+    from gpuplan.render.compare import compare_json
+
+    return compare_json(api.compare_text(text, name=SCENARIO_NAME, catalog=cat), lang)
+
+
+def _compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:
+    from gpuplan import api
+    from gpuplan.render.html import render_report
+
+    return render_report("compare", api.compare_text(text, name=SCENARIO_NAME, catalog=cat), lang, fragment=fragment)
+
+
+def _render(kind: str, data: Any, lang: str, fragment: bool) -> str:
+    from gpuplan.render.html import render_report
+
+    try:
+        return render_report(kind, data, lang, fragment=fragment)
+    except Exception as exc:  # the data is the client's; a shape we cannot draw is their input error
+        from jinja2 import TemplateError
+
+        if isinstance(exc, TemplateError | ValueError | TypeError | KeyError | AttributeError | IndexError):
+            raise _err(422, "input", f"`data` is not a {kind} result: {type(exc).__name__}: {exc}",
+                       field="data", hint=f"send the JSON that /api/{kind} returned.") from None
+        raise
+
+
+async def _run_cli(args: list[str], files: dict[str, bytes], settings: Settings, sem: asyncio.Semaphore) -> Any:
+    """Run `gpuplan ARGS` in a child process inside a fresh temporary folder holding `files`; return its
+    JSON. Errors come back as the CLI's `GpuplanError.to_dict()`; past the time limit the child is killed."""
+    tmp = tempfile.mkdtemp(prefix="gpuplan-web-")
+    try:
+        for name, content in files.items():
+            Path(tmp, name).write_bytes(content)
+        cmd = [sys.executable, "-m", "gpuplan.web.runner", *args]
+        if settings.catalog:
+            cmd += ["--catalog", str(Path(settings.catalog).resolve())]
+        env = {k: v for k, v in os.environ.items() if k != "GPUPLAN_CATALOG"}
+        t0 = time.monotonic()
+        try:
+            await asyncio.wait_for(sem.acquire(), settings.heavy_timeout_s)
+        except TimeoutError:
+            raise _err(503, "busy", "the server is busy with other heavy requests", hint="try again shortly.") from None
+        try:
+            proc = await asyncio.create_subprocess_exec(*cmd, cwd=tmp, env=env, stdout=asyncio.subprocess.PIPE,
+                                                        stderr=asyncio.subprocess.PIPE)
+            left = max(1.0, settings.heavy_timeout_s - (time.monotonic() - t0))
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), left)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+                raise _err(503, "timeout", f"the request took longer than {settings.heavy_timeout_s:g} s",
+                           hint="use a smaller input here, or run the command line.") from None
+        finally:
+            sem.release()
+        if proc.returncode == 0:
+            try:
+                return json.loads(out)
+            except ValueError:
+                raise _err(500, "internal", "the engine did not print JSON") from None
+        text = err.decode("utf-8", "replace")
+        m = re.search(r"^GPUPLAN_ERROR (\{.*\})$", text, re.M)
+        if m:
+            body = json.loads(m.group(1))
+            for k in ("file", "message", "hint"):
+                if isinstance(body.get(k), str):
+                    body[k] = body[k].replace(tmp + os.sep, "").replace(tmp, "")
+            raise ApiError(422 if body.get("error") != "usage" else 400, body)
+        log.error("engine %s failed: %s", args[0], text[-2000:])
+        raise _err(422, "input", f"the {args[0]} engine could not process this input",
+                   hint="check the files and values; if they look right, please report it (server log has details).")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
