@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from gpuplan.catalog import Catalog
 from gpuplan.cost import OptionCost, option_cost
 from gpuplan.models import Offer, Scenario, Workload
@@ -125,15 +127,14 @@ def _best(options: list[OptionResult], mode: str) -> OptionResult | None:
     return min(cands, key=lambda r: (r.cost.decision, r.offer.id)) if cands else None
 
 
-def _root(f: Any, lo: float, hi: float, steps: int = 24) -> float | None:
-    """The first sign change of f on [lo, hi] (scanned, then refined by Brent's method)."""
+def _root(f: Any, grid: list[float]) -> float | None:
+    """The first sign change of f over the grid points, refined by Brent's method."""
     from scipy.optimize import brentq
 
-    prev_x, prev_y = lo, f(lo)
+    prev_x, prev_y = grid[0], f(grid[0])
     if prev_y == 0:
-        return lo
-    for k in range(1, steps + 1):
-        x = lo + (hi - lo) * k / steps
+        return prev_x
+    for x in grid[1:]:
         y = f(x)
         if y == 0:
             return x
@@ -141,6 +142,15 @@ def _root(f: Any, lo: float, hi: float, steps: int = 24) -> float | None:
             return float(brentq(f, prev_x, x, xtol=1e-7, rtol=1e-10))
         prev_x, prev_y = x, y
     return None
+
+
+# Costs are piecewise linear in hours per day (kinks at 24 h of stretched work) and in duration
+# (kink at the minimum term), so a coarse grid finds every sign change that matters.
+HOURS_GRID = [1e-6, *[24.0 * k / 12 for k in range(1, 13)]]
+
+
+def _duration_grid(hi: float, n: int = 20) -> list[float]:
+    return [float(x) for x in np.geomspace(1.0, hi, n)]
 
 
 def _decision(w: Workload, o: Offer, s: Scenario, cat: Catalog, **kw: float) -> float:
@@ -151,7 +161,7 @@ def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalo
     def diff(h: float) -> float:
         return _decision(w, ct, s, cat, hours_per_day=h) - _decision(w, bm, s, cat, hours_per_day=h)
 
-    return _root(diff, 1e-6, 24.0)
+    return _root(diff, HOURS_GRID)
 
 
 def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult | None,
@@ -254,8 +264,7 @@ def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Sc
         return (_decision(w, runner.offer, s, cat, duration_hours=d)
                 - _decision(w, winner.offer, s, cat, duration_hours=d))
 
-    lo, hi = 1.0, max(w.duration_hours * 4, 24 * 365.0)
-    root = _root(dur_diff, lo, hi, steps=48)
+    root = _root(dur_diff, _duration_grid(max(w.duration_hours * 4, 24 * 365.0)))
     if root is not None:
         flips.append(Flip("duration", root / 24, Note("f_duration", {
             "days": root / 24, "other": runner.offer.id, "now": w.duration_days})))

@@ -124,7 +124,7 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
     scen = build_scenario({"version": 1, "currency": currency, "offers": [{"use": offer_id}],
                            "workloads": [{"id": "x", "kind": "experiment", "gpu": entry["gpu"], "gpus": 1,
                                           "hours_per_day": 1, "duration": "1d"}]},
-                          _Locator("<catalog>", ""), cat)
+                          _Locator("<catalog>"), cat)
     o = scen.offers[0]
     return OfferPrice(o.id, o.price_per_gpu_hour.mid, o.price_per_gpu_hour.low, o.price_per_gpu_hour.high,
                       currency, o.mode, o.gpu)
