@@ -100,13 +100,18 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES)
             else:
                 carry = b""
             if data:
-                text = data.decode("utf-8", errors="replace")
                 if header is None:
+                    text = data.decode("utf-8", errors="replace")
                     header, header_line, text, skipped = _take_header(text, path, next_line)
                     next_line += skipped
-                n_lines = _parse_block(
-                    text, next_line, header, header_line, path, node_default, src, collector
-                )
+                    data = text.encode("utf-8")
+                if header is not None and _fast_ok(data):
+                    n_lines = _parse_fast(data, next_line, header, path, node_default, src, collector)
+                else:
+                    text = data.decode("utf-8", errors="replace")
+                    n_lines = _parse_block(
+                        text, next_line, header, header_line, path, node_default, src, collector
+                    )
                 next_line += n_lines
             if eof:
                 break
@@ -165,6 +170,64 @@ def _lines(text: str) -> pl.DataFrame:
         truncate_ragged_lines=True,
     )
     return lines.with_columns(pl.col("s").fill_null(""))
+
+
+_HEAD_RE = re.compile(rb"[ \t]*(?:timestamp|index|name|uuid|utilization\.gpu)[ \t]*(?:\[|,|\n|$)")
+
+
+def _fast_ok(data: bytes) -> bool:
+    """A block with nothing unusual (no blank line, NUL, CR, quote, stray header) can go straight to
+    polars' CSV reader; anything else takes the line-by-line path, which classifies every odd line."""
+    return not (
+        b"\n\n" in data
+        or data.startswith(b"\n")
+        or b"\x00" in data
+        or b"\x01" in data
+        or b"\r" in data
+        or b'"' in data
+        or (_HEAD_RE.match(data) is not None)
+    )  # a header line inside the block is found after parsing (see _parse_fast)
+
+
+def _parse_fast(
+    data: bytes, first_line: int, h: Header, path: Path, node_default: str, src: int, col: Collector
+) -> int:
+    import polars as pl
+
+    ncol = len(h.names)
+    body = data[:-1] if data.endswith(b"\n") else data
+    if not body:
+        return 0
+    try:
+        split = pl.read_csv(
+            body,
+            has_header=False,
+            separator=",",
+            quote_char=None,
+            schema={f"f{i}": pl.String for i in range(ncol)},
+            encoding="utf8-lossy",
+        )
+    except pl.exceptions.ComputeError:  # a line with too many fields: classify line by line
+        text = data.decode("utf-8", errors="replace")
+        lines = _lines(text)
+        lines = lines.with_columns(line=pl.int_range(first_line, first_line + lines.height, dtype=pl.UInt32))
+        _parse_rows(lines, h, path, node_default, src, col)
+        return lines.height
+    restarted = pl.any_horizontal(
+        [pl.col(f"f{i}").str.contains("utilization.gpu", literal=True) for i in range(ncol)]
+    ).any()
+    if split.select(restarted).item():  # a logger restarted: header lines inside the block
+        text = data.decode("utf-8", errors="replace")
+        return _parse_block(text, first_line, h, 0, path, node_default, src, col)
+    n = split.height
+    col.rows += n
+    split = split.with_columns(
+        line=pl.int_range(first_line, first_line + n, dtype=pl.UInt32),
+        nul=pl.lit(False),
+        **{f"f{ncol}": pl.lit(None, dtype=pl.String)},
+    )
+    _parse_split(split, h, path, node_default, src, col)
+    return n
 
 
 def _parse_block(
@@ -231,6 +294,16 @@ def _parse_rows(
         pl.col("s").str.contains("\x00", literal=True).alias("nul"),
         pl.col("s").str.split_exact(",", ncol).struct.rename_fields([f"f{i}" for i in range(ncol + 1)]),
     ).unnest("s")
+    _parse_split(split, h, path, node_default, src, col)
+
+
+def _parse_split(
+    split: pl.DataFrame, h: Header, path: Path, node_default: str, src: int, col: Collector
+) -> None:
+    """Fields f0..f{ncol} (the last non-null only when a line has too many), `line`, `nul`."""
+    import polars as pl
+
+    ncol = len(h.names)
     i_time = h.col("timestamp")
     i_util = h.col("utilization.gpu")
     gpu_name = next(c for c in GPU_COLUMNS if c in h.names)
@@ -320,15 +393,15 @@ def _parse_rows(
     good = df.filter(pl.col("ok"))
     if not good.height:
         return
-    keys = good.group_by("host", "gpu").agg(pl.col("model").first()).sort("host", "gpu")
-    ids = []
-    for host, gpu, model in keys.iter_rows():
+    good = good.with_columns(k=pl.col("gpu") if i_host is None else pl.col("host") + "\x1f" + pl.col("gpu"))
+    keys = good.group_by("k").agg(pl.col("host").first(), pl.col("gpu").first(), pl.col("model").first())
+    mapping: dict[str, int] = {}
+    for k, host, gpu, model in keys.sort("k").iter_rows():
         kid = col.registry.id(host or node_default, gpu)
         col.registry.set_model(kid, model)
-        ids.append(kid)
-    keys = keys.select("host", "gpu", key=pl.Series(ids, dtype=pl.UInt32))
-    out = good.join(keys, on=["host", "gpu"], how="left", maintain_order="left").select(
-        "key",
+        mapping[k] = kid
+    out = good.select(
+        key=pl.col("k").replace_strict(mapping, return_dtype=pl.UInt32),
         t=pl.col("ts").cast(pl.Int64),
         u=(pl.col("uv") / 100.0).cast(pl.Float32),
         src=pl.lit(src, dtype=pl.UInt16),

@@ -132,10 +132,23 @@ class Collector:
         self.parts = []
         if frame.height:
             # Clock jumps: within one source, a GPU's timestamp falls below the latest one already seen.
-            # Sort by (src, loc) first: readers emit in file order, but be explicit about it.
-            frame = frame.sort(["src", "loc"], maintain_order=True)
-            prev_max = pl.col("t").cum_max().shift(1).over(["src", "key"])
-            frame = frame.with_columns(jump=(pl.col("t") < prev_max).fill_null(False))
+            # Rows are grouped by (src, key) in input order; a running maximum per group is one
+            # numpy accumulate over t shifted by the group number (t < 2^42 ms, so groups never overlap).
+            import numpy as np
+
+            frame = frame.sort(["src", "key", "loc"])
+            src = frame["src"].to_numpy().astype(np.int64)
+            key = frame["key"].to_numpy().astype(np.int64)
+            t = frame["t"].to_numpy()
+            new_group = np.r_[True, (src[1:] != src[:-1]) | (key[1:] != key[:-1])]
+            shifted = t - t.min() + (np.cumsum(new_group) << 42)
+            running = np.maximum.accumulate(shifted)
+            jump = np.r_[False, shifted[1:] < running[:-1]] & ~new_group
+            frame = (
+                frame.with_columns(jump=pl.Series(jump)).sort(["src", "loc"])
+                if jump.any()
+                else (frame.with_columns(jump=pl.lit(False)))
+            )
             self._record(frame.filter(pl.col("jump")), "clock_jump")
             frame = frame.filter(~pl.col("jump")).drop("jump")
             # Duplicates: same GPU, same timestamp; keep the first seen (input order), count the rest.
