@@ -187,8 +187,11 @@ def plan_charts(d: dict[str, Any]) -> list[dict[str, Any]]:
             xs = list(range(len(demand)))
             dem = [(float(x), float(v)) for x, v in zip(xs, demand, strict=True)]
             spill = ([(x, r) for x, _ in dem], [(x, max(v, r)) for x, v in dem])
+        keys = ("reserved_gpus_low", "reserved_gpus_high")
+        lo_hi = [float(pool[k]) for k in keys if isinstance(pool.get(k), int | float)]
         out.append(
             {
+                "reserved_low_high": lo_hi if len(lo_hi) == 2 and lo_hi != [r, r] else None,
                 "gpu": gpu,
                 "reserved": r,
                 "optimum_cost": best,
@@ -296,11 +299,39 @@ def audit_classes(d: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
-def audit_money(d: dict[str, Any]) -> list[tuple[str, float]]:
-    """Idle money per GPU, largest first (GPUs without a price are left out)."""
+def audit_money(d: dict[str, Any]) -> tuple[str, list[tuple[str, float]]]:
+    """Idle money per GPU when the JSON has it, else per node; largest first. ("gpu"|"node", items)."""
     out = [
         (f"{g.get('node', '')}/{g.get('gpu', '')}", float(g["idle_cost"]))
         for g in d.get("gpus", [])
         if isinstance(g.get("idle_cost"), int | float)
     ]
-    return sorted(out, key=lambda p: -p[1])
+    level = "gpu"
+    if not out:
+        level = "node"
+        out = [
+            (str(n.get("node", "")), float(n["idle_cost"]))
+            for n in d.get("nodes", [])
+            if isinstance(n.get("idle_cost"), int | float)
+        ]
+    return level, sorted(out, key=lambda p: -p[1])
+
+
+def audit_fleet_money(d: dict[str, Any]) -> list[tuple[str, float]]:
+    """The fleet's money figures that are present: cost, unused, idle, starved savings."""
+    fleet = d.get("fleet") or {}
+    keys = ("cost", "unused_cost", "idle_cost", "starved_savings")
+    return [(k, float(fleet[k])) for k in keys if isinstance(fleet.get(k), int | float)]
+
+
+def plan_breakdown(d: dict[str, Any]) -> dict[str, Any] | None:
+    """Per pool: the monthly cost parts (lease, ops, spill, elastic) when the plan JSON has them."""
+    pools = [p for p in d.get("pools", []) if isinstance(p.get("cost_per_month"), dict)]
+    if not pools:
+        return None
+    parts = ("lease", "ops", "spill", "elastic")
+    out: dict[str, Any] = {"gpus": [p.get("gpu", "") for p in pools]}
+    for k in parts:
+        out[k] = [float(p["cost_per_month"].get(k) or 0.0) for p in pools]
+    out["total"] = [float(p["cost_per_month"].get("hybrid") or 0.0) for p in pools]
+    return out

@@ -195,98 +195,66 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
 # --- plan --------------------------------------------------------------------------------------
 
 
+def _fig(title: str, chart: str, note: str = "") -> dict[str, Any]:
+    return {"title": title, "svg": _markup(chart), "note": note}
+
+
 def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
-    from gpuplan.report_data import plan_charts
+    from gpuplan.report_data import plan_breakdown, plan_charts
 
     f = Fmt(lang, d.get("currency"))
+    money = t("report.per_month_money", lang, currency=f.currency)
     pools = []
     cpm = d.get("cost_per_month") or {}
     for pc in plan_charts(d):
-        charts = []
+        figs = []
         if pc["curve"]:
-            lines = [
-                svg.Line(
-                    t("report.plan_cost_line", lang),
-                    pc["curve"],
-                    svg.MODE_COLORS["hybrid"],
-                    dots=len(pc["curve"]) <= 40,
-                )
-            ]
+            lines = [svg.Line(t("report.plan_cost_line", lang), pc["curve"], svg.MODE_COLORS["hybrid"],
+                              dots=len(pc["curve"]) <= 40)]
             bands = []
             if pc["band"]:
                 bands.append(svg.Band(t("report.price_band", lang), pc["band"][0], pc["band"][1], "#009E73"))
             pts = []
             if pc["optimum_cost"] is not None:
-                pts.append(
-                    svg.PointMarker(
-                        pc["reserved"],
-                        pc["optimum_cost"],
-                        t("report.optimum", lang, r=f.num(pc["reserved"], 0)),
-                        "#D55E00",
-                    )
-                )
-            charts.append(
-                svg.line_chart(
-                    svg.Chart(
-                        title=t("report.chart_plan_cost", lang, gpu=pc["gpu"]),
-                        x_label=t("report.leased_cards", lang),
-                        y_label=t("report.per_month_money", lang, currency=f.currency),
-                        x_fmt=f.num_g,
-                        y_fmt=f.money_short,
-                        lines=lines,
-                        bands=bands,
-                        points=pts,
-                    )
-                )
-            )
+                pts.append(svg.PointMarker(pc["reserved"], pc["optimum_cost"],
+                                           t("report.optimum", lang, r=f.num(pc["reserved"], 0)), "#D55E00"))
+            marks = []
+            if pc["reserved_low_high"]:
+                lo, hi = pc["reserved_low_high"]
+                marks = [svg.VMarker(lo, t("report.optimum_low", lang, r=f.num(lo, 0)), "#56B4E9"),
+                         svg.VMarker(hi, t("report.optimum_high", lang, r=f.num(hi, 0)), "#CC79A7")]
+            title = t("report.chart_plan_cost", lang, gpu=pc["gpu"])
+            figs.append(_fig(title, svg.line_chart(svg.Chart(
+                title=title, x_label=t("report.leased_cards", lang), y_label=money, x_fmt=f.num_g,
+                y_fmt=f.money_short, lines=lines, bands=bands, points=pts, vmarkers=marks)),
+                t("report.plan_cost_note", lang)))
         if pc["demand"]:
-            lines = [
-                svg.Line(t("report.demand", lang), pc["demand"], "#0072B2", width=1.4),
-                svg.Line(
-                    t("report.leased_line", lang, r=f.num(pc["reserved"], 0)),
-                    [(pc["demand"][0][0], pc["reserved"]), (pc["demand"][-1][0], pc["reserved"])],
-                    "#D55E00",
-                    dash=True,
-                ),
-            ]
+            lines = [svg.Line(t("report.demand", lang), pc["demand"], "#0072B2", width=1.4),
+                     svg.Line(t("report.leased_line", lang, r=f.num(pc["reserved"], 0)),
+                              [(pc["demand"][0][0], pc["reserved"]), (pc["demand"][-1][0], pc["reserved"])],
+                              "#D55E00", dash=True)]
             bands = [svg.Band(t("report.spill", lang), pc["spill"][0], pc["spill"][1], "#E69F00", 0.45)]
-            charts.append(
-                svg.line_chart(
-                    svg.Chart(
-                        title=t("report.chart_demand", lang, gpu=pc["gpu"]),
-                        x_label=t("report.hour_of_horizon", lang),
-                        y_label=t("report.gpus", lang),
-                        x_fmt=f.num_g,
-                        y_fmt=f.num_g,
-                        lines=lines,
-                        bands=bands,
-                    )
-                )
-            )
-        pools.append(
-            {"gpu": pc["gpu"], "charts": [_markup(c) for c in charts], "has_demand": bool(pc["demand"])}
-        )
-    compare_bars = ""
+            title = t("report.chart_demand", lang, gpu=pc["gpu"])
+            figs.append(_fig(title, svg.line_chart(svg.Chart(
+                title=title, x_label=t("report.hour_of_horizon", lang), y_label=t("report.gpus", lang),
+                x_fmt=f.num_g, y_fmt=f.num_g, lines=lines, bands=bands))))
+        pools.append({"gpu": pc["gpu"], "figs": figs, "has_demand": bool(pc["demand"])})
+    figs = []
     keys = [k for k in ("hybrid", "all_bare_metal", "all_container") if isinstance(cpm.get(k), int | float)]
     if keys:
-        colors = {
-            "hybrid": svg.MODE_COLORS["hybrid"],
-            "all_bare_metal": svg.MODE_COLORS["bare-metal"],
-            "all_container": svg.MODE_COLORS["container"],
-        }
-        compare_bars = svg.hbars(
-            t("report.chart_plan_options", lang),
-            [(t(f"report.plan_{k}", lang), float(cpm[k]), colors[k], f.money(cpm[k])) for k in keys],
-            t("report.per_month_money", lang, currency=f.currency),
-        )
-    return {
-        "data": d,
-        "pools": pools,
-        "cpm": cpm,
-        "options_chart": _markup(compare_bars),
-        "f": f,
-        "scenario_name": d.get("scenario") or "",
-    }
+        colors = {"hybrid": svg.MODE_COLORS["hybrid"], "all_bare_metal": svg.MODE_COLORS["bare-metal"],
+                  "all_container": svg.MODE_COLORS["container"]}
+        title = t("report.chart_plan_options", lang)
+        items = [(t(f"report.plan_{k}", lang), float(cpm[k]), colors[k], f.money(cpm[k])) for k in keys]
+        figs.append(_fig(title, svg.hbars(title, items, money, width=470)))
+    bd = plan_breakdown(d)
+    if bd:
+        title = t("report.chart_plan_breakdown", lang)
+        stacks = [svg.Stack(t(f"report.part_{k}", lang), c, bd[k]) for k, c in
+                  (("lease", "#0072B2"), ("ops", "#009E73"), ("spill", "#E69F00"), ("elastic", "#CC79A7"))]
+        figs.append(_fig(title, svg.stacked_bars(title, bd["gpus"], stacks, money, f.money_short,
+                                                 [f.money(x) for x in bd["total"]], width=470, height=300)))
+    return {"data": d, "pools": pools, "cpm": cpm, "top_figs": figs, "f": f, "scenario_name": d.get("scenario") or ""}
 
 
 # --- simulate ----------------------------------------------------------------------------------
@@ -299,152 +267,81 @@ def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
     runs = sc["runs"]
     cur = next(((r.get("cost") or {}).get("currency") for r in runs if r.get("cost")), None)
     f = Fmt(lang, cur)
-    charts = []
+    money = t("report.money", lang, currency=f.currency)
+    figs = []
     if sc["cost"]:
-        bands = (
-            [svg.Band(t("report.price_band", lang), sc["band"][0], sc["band"][1], "#009E73")]
-            if sc["band"]
-            else []
-        )
-        pts = [
-            svg.PointMarker(
-                sc["best"][0], sc["best"][1], t("report.optimum", lang, r=f.num(sc["best"][0], 0))
-            )
-        ]
-        charts.append(
-            svg.line_chart(
-                svg.Chart(
-                    title=t("report.chart_sim_cost", lang),
-                    x_label=t("report.reserved_r", lang),
-                    y_label=t("report.money", lang, currency=f.currency),
-                    x_fmt=f.num_g,
-                    y_fmt=f.money_short,
-                    lines=[
-                        svg.Line(
-                            t("report.total_cost", lang), sc["cost"], "#009E73", dots=len(sc["cost"]) <= 40
-                        )
-                    ],
-                    bands=bands,
-                    points=pts,
-                )
-            )
-        )
+        bands = [svg.Band(t("report.price_band", lang), sc["band"][0], sc["band"][1], "#009E73")] if sc["band"] else []
+        best = sc["best"]
+        pts = [svg.PointMarker(best[0], best[1], t("report.optimum", lang, r=f.num(best[0], 0)))]
+        title = t("report.chart_sim_cost", lang)
+        figs.append(_fig(title, svg.line_chart(svg.Chart(
+            title=title, x_label=t("report.reserved_r", lang), y_label=money, x_fmt=f.num_g, y_fmt=f.money_short,
+            lines=[svg.Line(t("report.total_cost", lang), sc["cost"], "#009E73", dots=len(sc["cost"]) <= 40)],
+            bands=bands, points=pts, width=470, height=300))))
     if sc["wait"]:
-        charts.append(
-            svg.line_chart(
-                svg.Chart(
-                    title=t("report.chart_sim_wait", lang),
-                    x_label=t("report.reserved_r", lang),
-                    y_label=t("report.mean_wait_h", lang),
-                    x_fmt=f.num_g,
-                    y_fmt=f.num_g,
-                    lines=[
-                        svg.Line(
-                            t("report.mean_wait", lang), sc["wait"], "#0072B2", dots=len(sc["wait"]) <= 40
-                        )
-                    ],
-                )
-            )
-        )
+        title = t("report.chart_sim_wait", lang)
+        figs.append(_fig(title, svg.line_chart(svg.Chart(
+            title=title, x_label=t("report.reserved_r", lang), y_label=t("report.mean_wait_h", lang),
+            x_fmt=f.num_g, y_fmt=f.num_g, width=470, height=300,
+            lines=[svg.Line(t("report.mean_wait", lang), sc["wait"], "#0072B2", dots=len(sc["wait"]) <= 40)]))))
     if sc["trade"]:
         pts_sorted = sorted(sc["trade"])
-        charts.append(
-            svg.line_chart(
-                svg.Chart(
-                    title=t("report.chart_sim_trade", lang),
-                    x_label=t("report.mean_wait_h", lang),
-                    y_label=t("report.money", lang, currency=f.currency),
-                    x_fmt=f.num_g,
-                    y_fmt=f.money_short,
-                    y_zero=False,
-                    lines=[
-                        svg.Line(
-                            t("report.trade_off", lang),
-                            [(w, c) for w, c, _ in pts_sorted],
-                            "#CC79A7",
-                            dots=True,
-                            point_labels=[f"R={r}" for _, _, r in pts_sorted]
-                            if len(pts_sorted) <= 16
-                            else (),
-                        )
-                    ],
-                )
-            )
-        )
-    return {"runs": runs, "charts": [_markup(c) for c in charts], "f": f, "scenario_name": ""}
+        labels = [f"R={r}" for _, _, r in pts_sorted] if len(pts_sorted) <= 16 else []
+        title = t("report.chart_sim_trade", lang)
+        figs.append(_fig(title, svg.line_chart(svg.Chart(
+            title=title, x_label=t("report.mean_wait_h", lang), y_label=money, x_fmt=f.num_g,
+            y_fmt=f.money_short, y_zero=False,
+            lines=[svg.Line(t("report.trade_off", lang), [(w, c) for w, c, _ in pts_sorted], "#CC79A7", dots=True,
+                            point_labels=labels)])), t("report.trade_note", lang)))
+    return {"runs": runs, "figs": figs, "f": f, "scenario_name": ""}
 
 
 # --- audit -------------------------------------------------------------------------------------
 
+CLASS_COLORS = {"busy": "#1b7a3e", "idle": "#D55E00", "starved": "#E69F00", "mixed": "#56B4E9", "partial": "#CC79A7"}
+
 
 def _audit_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
-    from gpuplan.report_data import audit_classes, audit_heat, audit_money
+    from gpuplan.report_data import audit_classes, audit_fleet_money, audit_heat, audit_money
 
     fleet = d.get("fleet") or {}
-    f = Fmt(lang, fleet.get("currency") or (fleet.get("price") or {}).get("currency"))
+    f = Fmt(lang, fleet.get("currency"))
+    money = t("report.money", lang, currency=f.currency)
     heat = audit_heat(d)
     cols: list[str] = []
     if heat["timeline"] and heat["start"]:
         try:
             start = datetime.fromisoformat(str(heat["start"]).replace("Z", "+00:00"))
-            cols = [
-                (start + timedelta(seconds=heat["step_s"] * j)).strftime("%m-%d %H:%M")
-                for j in range(len(heat["cells"][0]))
-            ]
+            cols = [(start + timedelta(seconds=heat["step_s"] * j)).strftime("%m-%d %H:%M")
+                    for j in range(len(heat["cells"][0]))]
         except ValueError:
             cols = []
     elif not heat["timeline"]:
         cols = [t("report.mean_util", lang)]
-    charts = []
+    figs = []
     if heat["rows"]:
-        charts.append(
-            svg.heatmap(
-                t("report.chart_heat", lang),
-                heat["rows"],
-                heat["cells"],
-                cols,
-                t("report.idle_low", lang),
-                t("report.busy_high", lang),
-                t("report.gap", lang),
-            )
-        )
+        title = t("report.chart_heat", lang)
+        figs.append(_fig(title, svg.heatmap(title, heat["rows"], heat["cells"], cols, t("report.idle_low", lang),
+                                            t("report.busy_high", lang), t("report.gap", lang)),
+                         "" if heat["timeline"] else t("report.no_timeline", lang)))
     classes = audit_classes(d)
-    class_colors = {
-        "busy": "#1b7a3e",
-        "idle": "#D55E00",
-        "starved": "#E69F00",
-        "mixed": "#56B4E9",
-        "partial": "#CC79A7",
-    }
     if classes:
-        charts.append(
-            svg.hbars(
-                t("report.chart_classes", lang),
-                [
-                    (_cls(k, lang), float(v), class_colors.get(k, "#888"), f.num(v, 0))
-                    for k, v in sorted(classes.items(), key=lambda p: -p[1])
-                ],
-                t("report.gpus", lang),
-            )
-        )
-    money = audit_money(d)
-    if money:
-        top = money[:20]
-        charts.append(
-            svg.hbars(
-                t("report.chart_idle_money", lang),
-                [(name, v, "#D55E00", f.money(v)) for name, v in top],
-                t("report.money", lang, currency=f.currency),
-            )
-        )
-    return {
-        "data": d,
-        "fleet": fleet,
-        "charts": [_markup(c) for c in charts],
-        "f": f,
-        "heat_timeline": heat["timeline"],
-        "scenario_name": "",
-    }
+        title = t("report.chart_classes", lang)
+        items = [(_cls(k, lang), float(v), CLASS_COLORS.get(k, "#888"), f.num(v, 0))
+                 for k, v in sorted(classes.items(), key=lambda p: -p[1])]
+        figs.append(_fig(title, svg.hbars(title, items, t("report.gpus", lang), width=470)))
+    fm = audit_fleet_money(d)
+    if fm:
+        title = t("report.chart_fleet_money", lang)
+        colors = {"cost": "#0072B2", "unused_cost": "#999999", "idle_cost": "#D55E00", "starved_savings": "#E69F00"}
+        items = [(t(f"report.money_{k}", lang), v, colors[k], f.money(v)) for k, v in fm]
+        figs.append(_fig(title, svg.hbars(title, items, money, width=470)))
+    level, idle = audit_money(d)
+    if idle:
+        title = t(f"report.chart_idle_money_{level}", lang)
+        figs.append(_fig(title, svg.hbars(title, [(name, v, "#D55E00", f.money(v)) for name, v in idle[:20]], money,
+                                          width=470)))
+    return {"data": d, "fleet": fleet, "figs": figs, "f": f, "heat_timeline": heat["timeline"], "scenario_name": ""}
 
 
 def _cls(name: str, lang: str) -> str:

@@ -31,6 +31,11 @@ def _n(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".") if math.isfinite(x) else "0"
 
 
+def text_width(s: str, size: float = 12.0) -> float:
+    """Approximate rendered width: CJK and other wide characters take a full em, the rest ~0.6 em."""
+    return sum(size if ord(ch) > 0x2E80 else size * 0.6 for ch in s)
+
+
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     """About `n` round tick values covering [lo, hi] (1, 2, 2.5, 5 x 10^k steps)."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -120,7 +125,7 @@ def _legend(items: Sequence[tuple[str, str, str]], x: float, y: float, width: fl
     out: list[str] = []
     cx, cy = x, y
     for label, color, kind in items:
-        w = 26 + 7.2 * len(label) + sum(5 for ch in label if ord(ch) > 0x2E80)
+        w = 30 + text_width(label)
         if cx + w > x + width and cx > x:
             cx, cy = x, cy + 18
         if kind in ("box", "solid", "hatch"):
@@ -144,7 +149,7 @@ def _legend(items: Sequence[tuple[str, str, str]], x: float, y: float, width: fl
 def _legend_rows(items: Sequence[tuple[str, str, str]], width: float) -> int:
     rows, cx = 1, 0.0
     for label, _c, _k in items:
-        w = 26 + 7.2 * len(label) + sum(5 for ch in label if ord(ch) > 0x2E80)
+        w = 30 + text_width(label)
         if cx + w > width and cx > 0:
             rows, cx = rows + 1, 0.0
         cx += w
@@ -354,7 +359,7 @@ def hbars(title: str, items: Sequence[tuple[str, float, str, str]], x_label: str
     if not items:
         return ""
     row = 30
-    left = max(90, min(260, 12 + int(max(7.2 * len(lab) for lab, *_ in items))))
+    left = max(90, min(300, 14 + int(max(text_width(lab) for lab, *_ in items))))
     top, right = 8, 120
     height = top + row * len(items) + 30
     inner_w = width - left - right
@@ -406,7 +411,7 @@ def heatmap(
     if not rows or not cells:
         return ""
     ncol = max(len(r) for r in cells) or 1
-    left = max(80, min(240, 12 + int(max(7.0 * len(r) for r in rows))))
+    left = max(80, min(260, 14 + int(max(text_width(r) for r in rows))))
     top, right = 8, 12
     ch = 16 if len(rows) <= 32 else max(4, 512 // len(rows))
     inner_w = width - left - right
