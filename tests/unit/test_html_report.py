@@ -13,8 +13,9 @@ from gpuplan.cli import main
 from gpuplan.render.compare import compare_json
 from gpuplan.render.html import Fmt, render_report, write_report
 
-EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["'](?!data:|#)|url\((?!#|data:)|@import|<script|<link(?![^>]*href="data:)""",
-                      re.I)
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["'](?!data:|#)|url\((?!#|data:)|@import|<script|<link(?![^>]*href="data:)""", re.I
+)
 
 
 @pytest.fixture(scope="module")

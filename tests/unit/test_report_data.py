@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from web_inputs import SEED
 
 from gpuplan import api
 from gpuplan.cost import option_cost
@@ -25,8 +26,6 @@ from gpuplan.report_data import (
     plan_charts,
     simulate_charts,
 )
-
-from web_inputs import SEED
 
 
 @pytest.fixture(scope="module")

@@ -315,12 +315,12 @@ def create_app(
     @app.post("/api/audit", tags=["engines"])
     async def api_audit(request: Request) -> JSONResponse:
         """Multipart form: `files` (one or more nvidia-smi CSV or Prometheus JSON files), optional `price`
-        (e.g. `8/gpu-hour`), `lang`. What `gpuplan audit FILES -o json` prints."""
+        (e.g. `8/gpu-hour`), `currency`, `lang`. What `gpuplan audit FILES -o json` prints."""
         _need(commands, "audit")
         form = await _read_form(request)
         files, names = await _uploads(form, "files", one=False)
         args = ["audit", *names, "-o", "json"]
-        for key, flag in {"price": "--price", "lang": "--lang"}.items():
+        for key, flag in {"price": "--price", "currency": "--currency", "lang": "--lang"}.items():
             v = form.get(key)
             if isinstance(v, str) and v.strip():
                 args += [flag, _safe_value(key, v)]

@@ -1,0 +1,247 @@
+"""`gpuplan serve`'s JSON API through FastAPI's TestClient, plus one real server process."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from web_inputs import HYBRID, SEED, cli_json, write_nvsmi, write_trace  # noqa: E402
+
+from gpuplan import api  # noqa: E402
+from gpuplan.errors import GpuplanError  # noqa: E402
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from gpuplan.web import create_app  # noqa: E402
+
+SEED_TEXT = SEED.read_text(encoding="utf-8")
+ERROR_KEYS = {"error", "message", "file", "line", "field", "hint"}
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(max_body_mb=1.0))
+
+
+def test_page_and_meta(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and "text/html" in r.headers["content-type"]
+    assert 'id="yaml"' in r.text and "window.GPUPLAN" in r.text and "<script src" not in r.text
+    assert "中文" in r.text and "比较" in client.get("/?lang=zh").text
+    assert client.get("/?lang=xx").status_code == 200
+    h = client.get("/api/health").json()
+    assert h["ok"] and h["engines"]["compare"] is True
+    cat = client.get("/api/catalog").json()
+    assert {"files", "gpus", "offers", "defaults"} <= set(cat) and any(g["id"] == "ascend-910b" for g in cat["gpus"])
+    assert not any(k.startswith("_") for o in cat["offers"] for k in o)
+    assert "version: 1" in client.get("/api/example").json()["scenario"]
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    for p in ("/api/compare", "/api/plan", "/api/simulate", "/api/audit", "/api/report", "/api/catalog"):
+        assert p in paths
+    assert "requestBody" in paths["/api/compare"]["post"]
+
+
+def test_compare_is_exactly_the_cli_json(client: TestClient, capsys: pytest.CaptureFixture[str]) -> None:
+    for lang in ("en", "zh"):
+        got = client.post("/api/compare", json={"scenario": SEED_TEXT, "lang": lang})
+        assert got.status_code == 200
+        assert got.json() == cli_json(capsys, "compare", str(SEED), "--lang", lang)
+
+
+def test_scenario_errors_carry_the_cli_fields(client: TestClient) -> None:
+    bad = SEED_TEXT.replace("gpus: 4\n    hours_per_day: 6", "gpus: 4\n    hours_per_day: 30", 1)
+    r = client.post("/api/compare", json={"scenario": bad})
+    assert r.status_code == 422
+    body = r.json()
+    with pytest.raises(GpuplanError) as exc:
+        api.compare_text(bad, name="scenario.yaml")
+    assert body == exc.value.to_dict()
+    assert body["field"] == "workloads[0].hours_per_day" and body["line"] and body["hint"] is not None
+    r = client.post("/api/compare", json={"scenario": "version: 1\n  bad: [indent"})
+    assert r.status_code == 422 and r.json()["error"] == "scenario" and r.json()["line"]
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype", "status"),
+    [
+        (b"not json", "application/json", 400),
+        (b"[1, 2]", "application/json", 400),
+        (b'{"scenario": 5}', "application/json", 400),
+        (b'{"scenario": "x", "extra": 1}', "application/json", 400),
+        (b'{"scenario": "x", "lang": "fr"}', "application/json", 400),
+        (b"{}", "application/json", 400),
+        (b'{"scenario": "x"}', "text/plain", 415),
+        (b"\xff\xfe\x00", "application/json", 400),
+        (b"[" * 100000, "application/json", 400),
+        (b'{"scenario": "' + b"a: " * 1000 + b'"}', "application/json", 422),
+        (json.dumps({"scenario": "&a [" + "*a, " * 10 + "]"}).encode(), "application/json", 422),
+    ],
+)
+def test_malformed_bodies_are_4xx_json(client: TestClient, body: bytes, ctype: str, status: int) -> None:
+    r = client.post("/api/compare", content=body, headers={"content-type": ctype})
+    assert r.status_code == status, r.text
+    assert set(r.json()) >= ERROR_KEYS
+
+
+def test_oversized_bodies_are_413(client: TestClient) -> None:
+    big = {"scenario": "#" * (2 * 1024 * 1024)}
+    r = client.post("/api/compare", json=big)
+    assert r.status_code == 413 and r.json()["error"] == "too-large"
+
+    def chunks():  # no Content-Length: the limit is enforced while streaming
+        for _ in range(40):
+            yield b"x" * 65536
+
+    r = client.post("/api/compare", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and set(r.json()) >= ERROR_KEYS
+    r = client.post("/api/compare", content=b"{}", headers={"content-type": "application/json",
+                                                              "content-length": "999999999"})
+    assert r.status_code == 413
+
+
+def test_report_endpoint(client: TestClient, capsys: pytest.CaptureFixture[str]) -> None:
+    r = client.post("/api/report", json={"kind": "compare", "scenario": SEED_TEXT, "lang": "zh"})
+    assert r.status_code == 200 and r.text.startswith("<!DOCTYPE html>") and "四个维度" in r.text
+    assert "attachment" in r.headers["content-disposition"]
+    frag = client.post("/api/report", json={"scenario": SEED_TEXT, "fragment": True})
+    assert frag.text.lstrip().startswith("<main") and "data-verdict" in frag.text
+    plan = cli_json(capsys, "plan", str(HYBRID))
+    r = client.post("/api/report", json={"kind": "plan", "data": plan})
+    assert r.status_code == 200 and "Hybrid pool plan" in r.text
+    assert client.post("/api/report", json={"kind": "audit"}).status_code == 400
+    assert client.post("/api/report", json={"kind": "compare"}).status_code == 400
+    bad = client.post("/api/report", json={"kind": "audit", "data": {"gpus": "nope"}})
+    assert bad.status_code == 422 and bad.json()["field"] == "data"
+    bad = client.post("/api/report", json={"kind": "simulate", "data": [1, 2]})
+    assert bad.status_code == 422
+
+
+def test_form_fields_and_edit(client: TestClient) -> None:
+    fields = client.post("/api/scenario/fields", json={"scenario": SEED_TEXT}).json()["fields"]
+    by = {f["path"]: f for f in fields}
+    assert by["workloads[0].hours_per_day"]["value"] == 6
+    assert by["workloads[1].hours_per_day"]["group"] == "training-24h"
+    r = client.post("/api/scenario/edit", json={"scenario": SEED_TEXT, "set": {"workloads[0].hours_per_day": 24}})
+    new = r.json()["scenario"]
+    assert "hours_per_day: 24" in new and new.count("\n") == SEED_TEXT.count("\n")
+    assert new.splitlines()[0] == SEED_TEXT.splitlines()[0]  # comments kept
+    assert client.post("/api/compare", json={"scenario": new}).json()["workloads"][0]["recommendation"]["offer"] \
+        == "bm-910b"
+    for bad in ({"workloads[9].gpus": 1}, {"offers[0].price": 1}, {"workloads[0].gpus": "x"},
+                {"currency": "yuan"}, {"workloads[0].duration": "forever"}):
+        r = client.post("/api/scenario/edit", json={"scenario": SEED_TEXT, "set": bad})
+        assert r.status_code == 422 and r.json()["field"], bad
+
+
+def test_heavy_engines(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # plan: the CLI's JSON, but for the time it was made
+    r = client.post("/api/plan", json={"scenario": HYBRID.read_text(encoding="utf-8")})
+    assert r.status_code == 200, r.text
+    want = cli_json(capsys, "plan", str(HYBRID))
+    got = r.json()
+    for d in (got, want):
+        d.pop("generated_at", None)
+        d.pop("scenario", None)
+    assert got == want
+    bad = client.post("/api/plan", json={"scenario": "version: 1\ncurrency: CNY\n"})
+    assert bad.status_code == 422 and bad.json()["file"] == "scenario.yaml" and "gpuplan-web-" not in bad.text
+
+    trace = write_trace(tmp_path / "t.csv")
+    files = {"trace": ("../../../etc/evil name.csv", trace.read_bytes(), "text/csv")}
+    r = client.post("/api/simulate", files=files, data={"reserved": "0:8:4", "wait": "1h"})
+    assert r.status_code == 200, r.text
+    assert r.json() == cli_json(capsys, "simulate", str(trace), "--reserved", "0:8:4", "--wait", "1h")
+    assert not Path("/etc/evil name.csv").exists() and not (tmp_path.parent / "evil_name.csv").exists()
+    assert client.post("/api/simulate", data={"reserved": "4"}, files={"x": ("a", b"")}).status_code == 400
+    assert client.post("/api/simulate", files=files, data={"reserved": "--help"}).status_code == 400
+    r = client.post("/api/simulate", files={"trace": ("t.csv", b"submit_time,duration\n1,2\n")},
+                    data={"reserved": "4"})
+    assert r.status_code == 422 and set(r.json()) >= ERROR_KEYS
+    assert client.post("/api/simulate", json={"reserved": 4}).status_code == 415
+
+    log = write_nvsmi(tmp_path / "node1.csv")
+    r = client.post("/api/audit", files=[("files", ("node1.csv", log.read_bytes(), "text/csv"))],
+                    data={"price": "8/gpu-hour", "currency": "CNY"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    want = cli_json(capsys, "audit", str(log), "--price", "8/gpu-hour", "--currency", "CNY")
+    assert got["gpus"] == want["gpus"] and got["fleet"] == want["fleet"]
+    assert client.post("/api/audit", data={"price": "8/gpu-hour"}, files={"x": ("a", b"")}).status_code == 400
+
+
+def test_engines_not_in_the_build_are_501(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.web.app as web_app
+
+    monkeypatch.setattr(web_app, "available_commands", lambda: {"compare"})
+    c = TestClient(web_app.create_app())
+    for path in ("/api/plan", "/api/simulate", "/api/audit"):
+        r = c.post(path, json={"scenario": "x"})
+        assert r.status_code == 501 and r.json()["error"] == "not-implemented"
+    assert c.get("/api/health").json()["engines"] == {"compare": True, "plan": False, "simulate": False,
+                                                      "audit": False}
+    assert "disabled" in c.get("/").text
+
+
+def test_slow_requests_are_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.web.app as web_app
+
+    def slow(*_a: object) -> dict[str, object]:
+        time.sleep(1.0)
+        return {}
+
+    monkeypatch.setattr(web_app, "_compare_json", slow)
+    c = TestClient(web_app.create_app(timeout_s=0.2))
+    r = c.post("/api/compare", json={"scenario": SEED_TEXT})
+    assert r.status_code == 503 and r.json()["error"] == "timeout"
+
+
+def test_engine_crash_on_input_is_not_a_500(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.web.app as web_app
+
+    def boom(*_a: object) -> dict[str, object]:
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(web_app, "_compare_json", boom)
+    r = TestClient(web_app.create_app()).post("/api/compare", json={"scenario": SEED_TEXT})
+    assert r.status_code == 422 and "ZeroDivisionError" in r.json()["message"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_gpuplan_serve_real_process() -> None:
+    port = _free_port()
+    exe = Path(sys.executable).with_name("gpuplan")
+    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--max-body-mb", "0.5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("server did not start: " + proc.stderr.read1().decode() if proc.stderr else "")
+        r = httpx.post(base + "/api/compare", json={"scenario": SEED_TEXT}, timeout=10)
+        assert r.status_code == 200 and r.json()["schema"] == "gpuplan.compare/1"
+        r = httpx.post(base + "/api/compare", content=b"x" * 600_000, headers={"content-type": "application/json"})
+        assert r.status_code == 413
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
