@@ -165,6 +165,7 @@ class Settings:
     heavy_timeout_s: float = 120.0
     workers: int = 4
     heavy_concurrency: int = 2
+    cache_entries: int = 256
 
 
 def available_commands() -> set[str]:
@@ -271,12 +272,33 @@ def create_app(
 
         return {"scenario": starter_scenario()}
 
+    cache = _Lru(settings.cache_entries)
+
+    async def cached(key: tuple[str, ...], media: str, fn: Any, *args: Any) -> Response:
+        """The answer for `key`, computed once: the page asks for the same scenario several times (the
+        view, the JSON download, the report). Input errors (422) are remembered too; nothing else is."""
+        hit = cache.get(key)
+        if hit is None:
+            def job() -> bytes:
+                out = fn(*args)
+                return out.encode() if isinstance(out, str) else _dumps(out)
+
+            try:
+                hit = (200, await run_engine(job))
+            except ApiError as exc:
+                if exc.status != 422:
+                    raise
+                hit = (422, _dumps(exc.body))
+            cache.put(key, hit)
+        status, content = hit
+        return Response(content, status_code=status, media_type=media if status == 200 else "application/json")
+
     @app.post("/api/compare", tags=["engines"], openapi_extra=_body_schema(CompareIn))
-    async def api_compare(request: Request) -> JSONResponse:
+    async def api_compare(request: Request) -> Response:
         """Exactly what `gpuplan compare FILE -o json --lang LANG` prints for this scenario text."""
         body = await _read_model(request, CompareIn)
-        data = await run_engine(_compare_json, body.scenario, body.lang, cat)
-        return JSONResponse(data)
+        return await cached(("compare", body.lang, body.scenario), "application/json", _compare_json, body.scenario,
+                            body.lang, cat)
 
     @app.post("/api/plan", tags=["engines"], openapi_extra=_body_schema(PlanIn))
     async def api_plan(request: Request) -> JSONResponse:
@@ -334,7 +356,12 @@ def create_app(
         if body.kind == "compare":
             if body.scenario is None:
                 raise _err(400, "request", "`scenario` is required for a compare report", field="scenario")
-            html = await run_engine(_compare_report, body.scenario, body.lang, cat, body.fragment)
+            r = await cached(("report", body.lang, str(body.fragment), body.scenario), "text/html; charset=utf-8",
+                             _compare_report, body.scenario, body.lang, cat, body.fragment)
+            if r.status_code != 200 or body.fragment:
+                return r
+            r.headers["content-disposition"] = f'attachment; filename="gpuplan-{body.kind}-{body.lang}.html"'
+            return r
         else:
             data = body.data
             if data is None and body.kind == "plan" and body.scenario is not None:
@@ -369,6 +396,36 @@ def create_app(
 
 
 # --- helpers -----------------------------------------------------------------------------------
+
+
+class _Lru:
+    """A small least-recently-used map (the event loop is its only user, so no lock is needed)."""
+
+    MAX_KEY_CHARS = 256 * 1024
+
+    def __init__(self, entries: int) -> None:
+        from collections import OrderedDict
+
+        self.entries = entries
+        self.data: OrderedDict[tuple[str, ...], tuple[int, bytes]] = OrderedDict()
+
+    def get(self, key: tuple[str, ...]) -> tuple[int, bytes] | None:
+        hit = self.data.get(key)
+        if hit is not None:
+            self.data.move_to_end(key)
+        return hit
+
+    def put(self, key: tuple[str, ...], value: tuple[int, bytes]) -> None:
+        if self.entries <= 0 or sum(len(k) for k in key) > self.MAX_KEY_CHARS:
+            return
+        self.data[key] = value
+        self.data.move_to_end(key)
+        while len(self.data) > self.entries:
+            self.data.popitem(last=False)
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def _version() -> str:
