@@ -1,7 +1,8 @@
 """What each GPU really did: utilisation over observed time, its class with evidence, and the money.
 
-Pure: `Samples` (and an optional price) in, `AuditResult` out. Vectorised over all GPUs at once with
-numpy (segment sums by GPU id), so ten million samples take a second or two.
+Pure: `Samples` (and an optional price) in, `AuditResult` out. The per-GPU sums, gaps and stretches
+are folded while reading (`gpuplan.telemetry.stream`); this module turns them into shares, classes
+and money.
 
 Definitions (also in docs/audit.md and `--explain`):
 - A sample stands for the time until the next sample of the same GPU. If that interval is longer than
@@ -24,10 +25,8 @@ from typing import Any
 import numpy as np
 
 from gpuplan.telemetry.samples import Samples
+from gpuplan.telemetry.stream import BUSY_FROM, GAP_FACTOR, IDLE_BELOW, MIN_GAP_S, NEAR_IDLE_BELOW
 
-IDLE_BELOW = 0.05
-BUSY_FROM = 0.70
-NEAR_IDLE_BELOW = 0.20
 CLASS_BUSY_MEAN = 0.80
 CLASS_IDLE_MEAN = 0.05
 STARVED_MAX_MEAN = 0.70
@@ -35,8 +34,6 @@ STARVED_MIN_SWITCHES = 6
 STARVED_SWITCHES_PER_HOUR = 2.0
 STARVED_MAX_RUN_MIN = 10.0
 MIXED_MIN_RUN_H = 0.5
-GAP_FACTOR = 3.0
-MIN_GAP_S = 30.0
 RULE_70 = 0.70
 CLASSES = ("busy", "idle", "starved", "mixed", "partial")
 
@@ -110,59 +107,21 @@ class AuditResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _segment_sum(values: np.ndarray, ids: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(ids, weights=values, minlength=n)
-
-
 def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
-    import polars as pl
-
-    frame = samples.frame
+    a = samples.agg
     n_keys = len(samples.registry.keys)
-    key = frame["key"].to_numpy().astype(np.int64)
-    t = frame["t"].to_numpy().astype(np.int64)
-    u = frame["u"].to_numpy().astype(np.float64)
-    n = len(key)
-    present = np.bincount(key, minlength=n_keys) if n else np.zeros(n_keys, dtype=np.int64)
-
-    # Interval to the next sample of the same GPU (the last sample of a GPU: none yet).
-    same_next = np.zeros(n, dtype=bool)
-    dt = np.zeros(n, dtype=np.float64)
-    if n > 1:
-        same_next[:-1] = key[1:] == key[:-1]
-        dt[:-1] = (t[1:] - t[:-1]) / 1000.0
-    dt[~same_next] = np.nan
-    med = (
-        pl.DataFrame({"k": key, "dt": dt})
-        .filter(pl.col("dt").is_not_nan() & (pl.col("dt") > 0))
-        .group_by("k")
-        .agg(pl.col("dt").median())
-    )
-    median = np.full(n_keys, np.nan)
-    median[med["k"].to_numpy()] = med["dt"].to_numpy()
-    median = np.where(np.isnan(median), 60.0, median)  # a single sample: assume a minute
-    med_s = median[key] if n else np.zeros(0)
-    gap_thr = np.maximum(GAP_FACTOR * med_s, MIN_GAP_S)
-    is_gap = same_next & (dt > gap_thr)
-    w = np.where(same_next & ~is_gap, dt, med_s)
-    gap_s = np.where(is_gap, dt - med_s, 0.0)
-
-    obs = _segment_sum(w, key, n_keys)
-    busy = _segment_sum(w * u, key, n_keys)
-    idle_t = _segment_sum(w * (u < IDLE_BELOW), key, n_keys)
-    busy_t = _segment_sum(w * (u >= BUSY_FROM), key, n_keys)
-    fed_w = _segment_sum(w * u * (u >= BUSY_FROM), key, n_keys)
-    gaps_h = _segment_sum(gap_s, key, n_keys) / 3600.0
-    n_gaps = np.bincount(key[is_gap], minlength=n_keys) if n else np.zeros(n_keys, dtype=np.int64)
-    first_ms = np.full(n_keys, 0, dtype=np.int64)
-    last_ms = np.full(n_keys, 0, dtype=np.int64)
-    if n:
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        ends = np.r_[starts[1:] - 1, n - 1]
-        first_ms[key[starts]] = t[starts]
-        last_ms[key[ends]] = t[ends]
-
-    runs = _runs(key, u, w, is_gap, n_keys)
+    present = a.samples
+    obs = a.observed_s
+    busy = a.util_s
+    idle_t = a.idle_s
+    busy_t = a.busy_s
+    fed_w = a.fed_s
+    gaps_h = a.gap_s / 3600.0
+    n_gaps = a.gaps
+    first_ms = a.first_ms
+    last_ms = a.last_ms
+    median = a.interval_s
+    runs = _Runs(a.switches, a.median_run_min, a.longest_busy_h, a.longest_idle_h)
 
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(obs > 0, busy / obs, 0.0)
@@ -274,46 +233,6 @@ class _Runs:
     median_run_min: np.ndarray
     longest_busy_h: np.ndarray
     longest_idle_h: np.ndarray
-
-
-def _runs(key: np.ndarray, u: np.ndarray, w: np.ndarray, is_gap: np.ndarray, n_keys: int) -> _Runs:
-    """Stretches of busy (u >= 0.70) and near-idle (u < 0.20) samples per GPU; partial samples between
-    two stretches of the same state do not split it, a gap in the data always does."""
-    import polars as pl
-
-    n = len(key)
-    empty = _Runs(np.zeros(n_keys), np.full(n_keys, np.nan), np.zeros(n_keys), np.zeros(n_keys))
-    if n == 0:
-        return empty
-    # Segment = a GPU's data between gaps.
-    new_seg = np.r_[True, (key[1:] != key[:-1]) | is_gap[:-1]]
-    seg = np.cumsum(new_seg)
-    state = np.where(u >= BUSY_FROM, 1, np.where(u < NEAR_IDLE_BELOW, 0, 2))
-    keep = state != 2
-    k2, s2, w2, g2 = key[keep], state[keep], w[keep], seg[keep]
-    if len(k2) == 0:
-        return empty
-    new_run = np.r_[True, (g2[1:] != g2[:-1]) | (s2[1:] != s2[:-1])]
-    switch = np.r_[False, (g2[1:] == g2[:-1]) & (s2[1:] != s2[:-1])]
-    run_id = np.cumsum(new_run) - 1
-    run_len = np.bincount(run_id, weights=w2)
-    run_state = s2[new_run]
-    run_key = k2[new_run]
-    switches = np.bincount(k2[switch], minlength=n_keys).astype(np.float64)
-    runs = pl.DataFrame({"k": run_key, "s": run_state, "len": run_len})
-    agg = runs.group_by("k").agg(
-        pl.col("len").median().alias("med"),
-        pl.col("len").filter(pl.col("s") == 1).max().alias("busy"),
-        pl.col("len").filter(pl.col("s") == 0).max().alias("idle"),
-    )
-    med = np.full(n_keys, np.nan)
-    lb = np.zeros(n_keys)
-    li = np.zeros(n_keys)
-    ks = agg["k"].to_numpy()
-    med[ks] = agg["med"].to_numpy() / 60.0
-    lb[ks] = agg["busy"].fill_null(0.0).to_numpy() / 3600.0
-    li[ks] = agg["idle"].fill_null(0.0).to_numpy() / 3600.0
-    return _Runs(switches, med, lb, li)
 
 
 def _classify(

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.telemetry.analyze import GAP_FACTOR, IDLE_BELOW, MIN_GAP_S
 from gpuplan.telemetry.samples import Samples
 
 MODES = ("util", "busy")
@@ -41,42 +40,22 @@ def demand_curve(
 
     if mode not in MODES:
         raise ValueError(f"demand mode must be one of {MODES}, got {mode!r}")
-    frame = samples.frame
-    if frame.height == 0:
+    hourly = samples.agg.hourly
+    if hourly.height == 0:
         return []
     types = []
     for k in range(len(samples.registry.keys)):
         model = samples.registry.models.get(k)
         types.append(gpu_type(model) if gpu_type else (model or default_gpu))
-    type_map = {k: (v or default_gpu) for k, v in enumerate(types)}
-    key = frame["key"].to_numpy()
-    t = frame["t"].to_numpy()
-    u = frame["u"].to_numpy().astype(np.float64)
-    n = len(key)
-    same_next = np.r_[key[1:] == key[:-1], False]
-    dt = np.r_[(t[1:] - t[:-1]) / 1000.0, 0.0]
-    dt_pos = np.where(same_next & (dt > 0), dt, np.nan)
-    med = pl.DataFrame({"k": key, "dt": dt_pos}).group_by("k").agg(pl.col("dt").median())
-    median = np.full(len(samples.registry.keys), 60.0)
-    mk = med["k"].to_numpy()
-    mv = med["dt"].fill_null(60.0).fill_nan(60.0).to_numpy()
-    median[mk] = mv
-    med_s = median[key]
-    gap = same_next & (dt > np.maximum(GAP_FACTOR * med_s, MIN_GAP_S))
-    w = np.where(same_next & ~gap, dt, med_s)
-    use = u if mode == "util" else (u >= IDLE_BELOW).astype(np.float64)
-    hour = t // 3_600_000
-    df = pl.DataFrame({"type": [type_map[int(k)] for k in np.unique(key)]}).with_columns(
-        k=pl.Series(np.unique(key))
-    )
+    keys = hourly["key"].unique().sort()
+    type_of = pl.DataFrame({"key": keys, "type": [types[int(k)] or default_gpu for k in keys.to_list()]})
+    value = "util_s" if mode == "util" else "inuse_s"
     per = (
-        pl.DataFrame({"k": key, "h": hour, "v": w * use})
-        .join(df, on="k", how="left")
-        .group_by("type", "h")
-        .agg((pl.col("v").sum() / 3600.0).alias("gpus"))
-        .sort("h", "type")
+        hourly.join(type_of, on="key", how="left")
+        .group_by("type", "hour")
+        .agg((pl.col(value).sum() / 3600.0).alias("gpus"))
+        .sort("hour", "type")
     )
-    del n
     rows = []
     for typ, h, gpus in per.iter_rows():
         stamp = (

@@ -71,8 +71,10 @@ def _check_header(h: Header, path: Path, line_no: int) -> None:
         )
 
 
-def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES) -> None:
-    """Read one nvidia-smi CSV log into `collector` (bad rows counted there, never raised)."""
+def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES, src: int | None = None) -> None:
+    """Read one nvidia-smi CSV log into `collector` (bad rows counted there, never raised).
+
+    `src`: the source id when the collector reads a file again (see `Collector.finish`)."""
     import polars as pl
 
     path = Path(path)
@@ -80,7 +82,9 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES)
         fh = path.open("rb")
     except OSError as exc:
         raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
-    src = collector.add_source(str(path), lambda loc, _p=str(path): f"{_p}:{loc}")
+    if src is None:
+        src = collector.add_source(str(path), lambda loc, _p=str(path): f"{_p}:{loc}")
+    collector.streaming_file(path, src, block_bytes)
     node_default = path.stem
     header: Header | None = None
     header_line = 0
@@ -105,7 +109,14 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES)
                     header, header_line, text, skipped = _take_header(text, path, next_line)
                     next_line += skipped
                     data = text.encode("utf-8")
-                if header is not None and _fast_ok(data):
+                ordinary = header is not None and _fast_ok(data)
+                n_fast = (
+                    _parse_compiled(data, next_line, header, node_default, src, collector) if ordinary else -1
+                )
+                if n_fast >= 0:
+                    n_lines = n_fast
+                elif ordinary:
+                    assert header is not None
                     n_lines = _parse_fast(data, next_line, header, path, node_default, src, collector)
                 else:
                     text = data.decode("utf-8", errors="replace")
@@ -170,6 +181,62 @@ def _lines(text: str) -> pl.DataFrame:
         truncate_ragged_lines=True,
     )
     return lines.with_columns(pl.col("s").fill_null(""))
+
+
+def _parse_compiled(
+    data: bytes, first_line: int, h: Header, node_default: str, src: int, col: Collector
+) -> int:
+    """The compiled strict parser (`_kernels.parse_block`) for a block of ordinary lines: returns the
+    number of lines, or -1 when the block holds anything it does not accept (the careful path then
+    parses and classifies it). Only for the common layout: GPU by `index`, no `hostname` column,
+    utilisation in %."""
+    import numpy as np
+
+    from gpuplan.telemetry._kernels import parse_block
+
+    i_time, i_util, i_gpu = h.col("timestamp"), h.col("utilization.gpu"), h.col("index")
+    if i_time is None or i_util is None or i_gpu is None or "hostname" in h.names:
+        return -1
+    if h.units[i_util] not in ("", "%") or h.units[i_time] or h.units[i_gpu]:
+        return -1
+    ncol = len(h.names)
+    unit_len = np.zeros(ncol, dtype=np.int64)
+    unit_start = np.zeros(ncol, dtype=np.int64)
+    unit_bytes = b""
+    for i, unit in enumerate(h.units):
+        if unit and i not in (i_util, i_time):
+            b = unit.encode("utf-8")
+            unit_start[i], unit_len[i] = len(unit_bytes), len(b)
+            unit_bytes += b
+    buf = np.frombuffer(data, dtype=np.uint8)
+    cap = data.count(b"\n") + 1
+    t = np.empty(cap, dtype=np.int64)
+    g = np.empty(cap, dtype=np.int64)
+    u = np.empty(cap, dtype=np.float32)
+    ls = np.empty(cap, dtype=np.int64)
+    units = np.frombuffer(unit_bytes or b"\0", dtype=np.uint8)
+    n = parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, t, g, u, ls)
+    if n < 0:
+        return -1
+    if n == 0:
+        return 0
+    t, g, u = t[:n], g[:n], u[:n]
+    col.rows += n
+    # GPU index -> key id (registered in the order the careful path would: by key text).
+    idx, first = np.unique(g, return_index=True)
+    lut = np.zeros(int(idx.max()) + 1, dtype=np.int64)
+    i_model = h.col("name")
+    for gi, row in sorted(zip(idx.tolist(), first.tolist(), strict=True), key=lambda p: str(p[0])):
+        kid = col.registry.id(node_default, str(gi))
+        lut[gi] = kid
+        if i_model is not None:
+            end = data.find(b"\n", int(ls[row]))
+            line = data[int(ls[row]) : end if end >= 0 else len(data)]
+            model = line.split(b",")[i_model].decode("utf-8", errors="replace").strip()
+            col.registry.set_model(kid, model)
+    loc = np.arange(first_line, first_line + n, dtype=np.int64)
+    col.add_rows(src, lut[g], t, u, loc)
+    return n
 
 
 _HEAD_RE = re.compile(rb"[ \t]*(?:timestamp|index|name|uuid|utilization\.gpu)[ \t]*(?:\[|,|\n|$)")
@@ -404,10 +471,11 @@ def _parse_split(
         key=pl.col("k").replace_strict(mapping, return_dtype=pl.UInt32),
         t=pl.col("ts").cast(pl.Int64),
         u=(pl.col("uv") / 100.0).cast(pl.Float32),
-        src=pl.lit(src, dtype=pl.UInt16),
         loc=pl.col("line"),
     )
-    col.parts.append(out)
+    col.add_rows(
+        src, out["key"].to_numpy(), out["t"].to_numpy(), out["u"].to_numpy(), out["loc"].to_numpy()
+    )
 
 
 def _parse_time(expr: pl.Expr, sample: list[str]) -> pl.Expr:

@@ -2,17 +2,21 @@
 
 Readers turn their format into numeric columns (GPU key id, time in ms, utilisation as a ratio,
 source file id, location in that file) and report every row they could not use in a `BadLog`.
-`finish` then finds what only the whole picture shows (clock jumps, duplicate timestamps) and
-sorts the samples by GPU and time for the analysis.
+Clock jumps and duplicate timestamps are found per GPU as the samples stream in (or, for whole
+series, by sorting in `finish`), and the samples are folded into per-GPU statistics for the analysis.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # polars is imported lazily by the functions that need it
+from gpuplan.telemetry.stream import Aggregates, StreamAccumulator
+
+if TYPE_CHECKING:  # polars and numpy are imported lazily by the functions that need them
+    import numpy as np
     import polars as pl
 
 # Every kind of bad data, in the order reports list them.
@@ -89,10 +93,10 @@ class Source:
 
 @dataclass
 class Samples:
-    """All usable samples, sorted by (key, t): t in ms since the epoch (UTC), u a ratio in [0, 1]."""
+    """Per-GPU statistics of all usable samples (see `gpuplan.telemetry.stream.Aggregates`)."""
 
     registry: KeyRegistry
-    frame: pl.DataFrame  # columns key (u32), t (i64 ms), u (f32)
+    agg: Aggregates
     sources: list[str]
     rows: int  # data rows read (good + bad)
     bad: BadLog
@@ -101,8 +105,23 @@ class Samples:
 
 
 @dataclass
+class _Streamed:
+    path: Path
+    src: int
+    block_bytes: int
+
+
+@dataclass
 class Collector:
-    """Accumulates readers' output across files, then `finish()`es into `Samples`."""
+    """Accumulates readers' output across inputs, then `finish()`es into `Samples`.
+
+    Readers hand over samples with `add_rows(src, key, t, u, loc)` in input order. While each GPU's
+    samples come from a single source (the usual case: one log per node), they are folded block by
+    block into per-GPU statistics (`StreamAccumulator`), so memory stays bounded. Readers that give
+    whole series (Prometheus) append frames to `parts`. When one GPU turns up in two sources, the
+    order of its samples is only known after sorting, so `finish` re-reads the streamed files into
+    `parts` and takes the whole-frame path for everything (same results, memory grows with rows).
+    """
 
     registry: KeyRegistry = field(default_factory=KeyRegistry)
     parts: list[pl.DataFrame] = field(default_factory=list)  # key, t, u, src (u16), loc (u32)
@@ -111,6 +130,12 @@ class Collector:
     bad: BadLog = field(default_factory=BadLog)
     extras: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    stream: bool = True
+    _acc: StreamAccumulator = field(default_factory=StreamAccumulator)
+    _owner: dict[int, int] = field(default_factory=dict)  # key -> the source that streamed it
+    _streamed: list[_Streamed] = field(default_factory=list)
+    _replay: bool = False
+    _stream_bad: dict[str, tuple[int, list[tuple[int, int]]]] = field(default_factory=dict)
 
     def add_source(self, name: str, describe: Callable[[int], str]) -> int:
         self.sources.append(Source(name, describe))
@@ -124,18 +149,69 @@ class Collector:
     def locations(self, src: list[int], loc: list[int]) -> list[str]:
         return [self.sources[s].describe(int(p)) for s, p in zip(src, loc, strict=True)]
 
-    def finish(self) -> Samples:
+    def streaming_file(self, path: Path, src: int, block_bytes: int) -> None:
+        """A reader announces a file it streams (so that it can be re-read if needed)."""
+        if self.stream:
+            self._streamed.append(_Streamed(Path(path), src, block_bytes))
+
+    def add_rows(self, src: int, key: np.ndarray, t: np.ndarray, u: np.ndarray, loc: np.ndarray) -> None:
+        """Usable samples of one source, in input order: key ids, t (ms), u (ratio, float32), loc."""
+        import numpy as np
         import polars as pl
 
+        if not len(key):
+            return
+        if not self.stream:
+            self.parts.append(
+                pl.DataFrame(
+                    {
+                        "key": np.asarray(key, dtype=np.uint32),
+                        "t": np.asarray(t, dtype=np.int64),
+                        "u": np.asarray(u, dtype=np.float32),
+                        "src": np.full(len(key), src, dtype=np.uint16),
+                        "loc": np.asarray(loc, dtype=np.uint32),
+                    }
+                )
+            )
+            return
+        if self._replay:
+            return  # everything streamed is re-read by finish()
+        for k in np.unique(key).tolist():
+            owner = self._owner.setdefault(int(k), src)
+            if owner != src:
+                self._replay = True
+                return
+        flags = self._acc.add(key, t, u)
+        for code, kind in ((1, "clock_jump"), (2, "duplicate")):
+            where = np.flatnonzero(flags == code)
+            if len(where):
+                n, ex = self._stream_bad.get(kind, (0, []))
+                if len(ex) < EXAMPLES_PER_KIND:
+                    ex = ex + [(src, int(x)) for x in np.asarray(loc)[where[:EXAMPLES_PER_KIND]]]
+                self._stream_bad[kind] = (n + len(where), ex)
+
+    def finish(self) -> Samples:
+        import numpy as np
+        import polars as pl
+
+        from gpuplan.telemetry.stream import StreamAccumulator
+
         schema = {"key": pl.UInt32, "t": pl.Int64, "u": pl.Float32, "src": pl.UInt16, "loc": pl.UInt32}
+        if not self._replay and self.parts and self._owner:
+            raw_keys = np.unique(np.concatenate([p["key"].to_numpy() for p in self.parts]))
+            self._replay = any(int(k) in self._owner for k in raw_keys)
+        stream_bad = self._stream_bad
+        if self._replay:
+            self._reread()
+            self._acc = StreamAccumulator()
+            stream_bad = {}
         frame = pl.concat(self.parts, how="vertical") if self.parts else pl.DataFrame(schema=schema)
         self.parts = []
+        found: dict[str, tuple[int, list[tuple[int, int]]]] = {}
         if frame.height:
             # Clock jumps: within one source, a GPU's timestamp falls below the latest one already seen.
             # Rows are grouped by (src, key) in input order; a running maximum per group is one
             # numpy accumulate over t shifted by the group number (t < 2^42 ms, so groups never overlap).
-            import numpy as np
-
             frame = frame.sort(["src", "key", "loc"])
             src = frame["src"].to_numpy().astype(np.int64)
             key = frame["key"].to_numpy().astype(np.int64)
@@ -149,22 +225,30 @@ class Collector:
                 if jump.any()
                 else (frame.with_columns(jump=pl.lit(False)))
             )
-            self._record(frame.filter(pl.col("jump")), "clock_jump")
+            found["clock_jump"] = _found(frame.filter(pl.col("jump")))
             frame = frame.filter(~pl.col("jump")).drop("jump")
             # Duplicates: same GPU, same timestamp; keep the first seen (input order), count the rest.
             frame = frame.sort(["key", "t", "src", "loc"])
             dup = (pl.col("key") == pl.col("key").shift(1)) & (pl.col("t") == pl.col("t").shift(1))
             frame = frame.with_columns(dup=dup.fill_null(False))
-            self._record(frame.filter(pl.col("dup")).sort(["src", "loc"]), "duplicate")
+            found["duplicate"] = _found(frame.filter(pl.col("dup")).sort(["src", "loc"]))
             frame = frame.filter(~pl.col("dup"))
-        frame = frame.select(UTIL_COLUMNS)
+            # The clean samples, sorted by GPU and time, fold like one block of a stream.
+            self._acc.add(frame["key"].to_numpy(), frame["t"].to_numpy(), frame["u"].to_numpy())
+        for kind in ("clock_jump", "duplicate"):
+            n1, ex1 = stream_bad.get(kind, (0, []))
+            n2, ex2 = found.get(kind, (0, []))
+            first = sorted(ex1 + ex2)[:EXAMPLES_PER_KIND]
+            self.bad.add(kind, n1 + n2, self.locations([s for s, _ in first], [p for _, p in first]))
+        agg = self._acc.finalize(len(self.registry.keys))
+        self._acc = StreamAccumulator()
         extras = {
             k: {m: (v[0] / v[1]) for m, v in metrics.items() if v[1] > 0}
             for k, metrics in self.extras.items()
         }
         return Samples(
             registry=self.registry,
-            frame=frame,
+            agg=agg,
             sources=[s.name for s in self.sources],
             rows=self.rows,
             bad=self.bad,
@@ -172,7 +256,17 @@ class Collector:
             notes=list(self.notes),
         )
 
-    def _record(self, bad: pl.DataFrame, kind: str) -> None:
-        if bad.height:
-            head = bad.head(EXAMPLES_PER_KIND)
-            self.bad.add(kind, bad.height, self.locations(head["src"].to_list(), head["loc"].to_list()))
+    def _reread(self) -> None:
+        """Read the streamed files again into `parts` (their bad rows were counted the first time)."""
+        from gpuplan.telemetry.nvsmi import read_nvsmi
+
+        again = Collector(registry=self.registry, sources=self.sources, stream=False)
+        for f in self._streamed:
+            read_nvsmi(f.path, again, f.block_bytes, src=f.src)
+        self.parts = again.parts + self.parts
+        self._streamed = []
+
+
+def _found(bad: pl.DataFrame) -> tuple[int, list[tuple[int, int]]]:
+    head = bad.head(EXAMPLES_PER_KIND)
+    return bad.height, list(zip(head["src"].to_list(), head["loc"].to_list(), strict=True))
