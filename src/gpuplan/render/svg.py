@@ -49,6 +49,8 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     start = math.floor(lo / step + 1e-9) * step
+    if start > lo:
+        start -= step
     n = max(1, math.ceil((hi - start) / step - 1e-9))
     if start + n * step < hi:
         n += 1
