@@ -134,3 +134,31 @@ def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(HYBRID), "-o", "markdown", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     assert "租用" in out and "边际规则" in out
+
+
+def test_curve_band_and_hourly_demand() -> None:
+    s = scenario_from_text(SCEN.format(bm_lo=60000, bm_hi=80000, ct_lo=15, ct_hi=30))
+    data = plan_json(api.plan(s))
+    pool = data["pools"][0]
+    hourly = pool["demand"]["hourly"]
+    assert len(hourly) == data["horizon_hours"] and max(hourly) == pytest.approx(pool["demand"]["peak"])
+    for point in data["curve"]:
+        assert point["cost_per_month_low"] <= point["cost_per_month"] <= point["cost_per_month_high"]
+    lows = {c["reserved_gpus"]: c["cost_per_month_low"] for c in data["curve"]}
+    assert min(lows.values()) == pytest.approx(data["cost_per_month"]["hybrid_low"])
+    assert lows[pool["reserved_gpus_low"]] == pytest.approx(data["cost_per_month"]["hybrid_low"])
+
+
+def test_html_reports_for_simulate_and_audit_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text("submit_time,duration,gpus\n0,5400,2\n1800,3600,4\n")
+    out = tmp_path / "sim.html"
+    assert main(["simulate", str(trace), "--reserved", "0,4", "--html", str(out), "-o", "json"]) == 0
+    capsys.readouterr()
+    assert out.read_text().startswith("<!DOCTYPE html>") and "<svg" in out.read_text()
+    log = tmp_path / "node1.csv"
+    log.write_text("timestamp, index, utilization.gpu [%]\n" + "".join(
+        f"2026/11/01 00:{m:02d}:00.000, 0, {90 if m % 2 else 10} %\n" for m in range(30)))
+    out2 = tmp_path / "audit.html"
+    assert main(["audit", str(log), "--html", str(out2), "--lang", "zh", "-o", "json"]) == 0
+    assert "lang=\"zh" in out2.read_text()

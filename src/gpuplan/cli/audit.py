@@ -12,6 +12,7 @@ from gpuplan.cli.app import app
 from gpuplan.cli.common import (
     CatalogOpt,
     ExplainOpt,
+    HtmlOpt,
     Lang,
     LangOpt,
     OutputFormat,
@@ -105,6 +106,7 @@ def audit(
     explain: ExplainOpt = False,
     output: OutputOpt = OutputFormat.table,
     lang: LangOpt = Lang.en,
+    html: HtmlOpt = None,
 ) -> None:
     """What your GPUs really did: utilisation, idle money, data-starved jobs, and the demand curve."""
     import time
@@ -182,6 +184,10 @@ def audit(
         demand_info = {"file": str(demand_out), "mode": demand_mode.value, "rows": len(rows)}
 
     lg = lang.value
+    if html is not None:
+        from gpuplan.render.html import write_report
+
+        write_report("audit", to_json(result, demand_info), html, lg)
     if output == OutputFormat.json:
         write_json(to_json(result, demand_info))
         return

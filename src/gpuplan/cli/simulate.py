@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuplan.cli.app import app
-from gpuplan.cli.common import CatalogOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
+from gpuplan.cli.common import CatalogOpt, HtmlOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
 
 
 class Queueing(StrEnum):
@@ -69,6 +69,7 @@ def simulate(
     ] = None,
     output: OutputOpt = OutputFormat.table,
     lang: LangOpt = Lang.en,
+    html: HtmlOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Replay a job trace through R reserved GPUs that spill to an elastic container pool."""
@@ -108,6 +109,10 @@ def simulate(
     finally:
         stop()
 
+    if html is not None:
+        from gpuplan.render.html import write_report
+
+        write_report("simulate", results[0] if len(results) == 1 else results, html, lang.value)
     if output is OutputFormat.json:
         write_json(results[0] if len(results) == 1 else results)
         return

@@ -47,7 +47,9 @@ def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
             "nodes": p.nodes,
             "gpus_per_node": p.bm.gpus_per_node if p.bm else (p.ct.gpus_per_node if p.ct else 8),
             "lease_unit": p.bm.lease_unit if p.bm else "gpu",
-            "demand": {"peak": _r(float(p.demand_total.max())), "mean": _r(float(p.demand_total.mean()), 3)},
+            "demand": {"peak": _r(float(p.demand_total.max())), "mean": _r(float(p.demand_total.mean()), 3),
+                       "start": res.demand.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "hourly": [round(float(x), 3) for x in p.demand_total]},
             "reserved_utilization": _r(p.reserved_utilization, 4),
             "reserved_gpus_low": p.sizing_low.reserved,
             "reserved_gpus_high": p.sizing_high.reserved,
@@ -59,9 +61,18 @@ def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
                          "share_above_reserved_minus_step": _r(p.marginal.share_above_below, 4),
                          "share_above_reserved": _r(p.marginal.share_above, 4)},
         })
-        for r, c in zip(p.sizing.candidates, p.sizing.costs, strict=True):
-            curve.append({"gpu": p.gpu, "reserved_gpus": int(r),
-                          "cost_per_month": _r((float(c) + elastic * ct_mid * p.slowdown) * f)})
+        # the low/high curves are sized over the same candidates (same pinned minimum, peak and step)
+        same = (len(p.sizing_low.candidates) == len(p.sizing.candidates) == len(p.sizing_high.candidates))
+        ct_low = p.ct.price_per_gpu_hour.low if p.ct else 0.0
+        ct_high = p.ct.price_per_gpu_hour.high if p.ct else 0.0
+        for i, (r, c) in enumerate(zip(p.sizing.candidates, p.sizing.costs, strict=True)):
+            point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r),
+                                     "cost_per_month": _r((float(c) + elastic * ct_mid * p.slowdown) * f)}
+            if same:
+                point["cost_per_month_low"] = _r((float(p.sizing_low.costs[i]) + elastic * ct_low * p.slowdown) * f)
+                point["cost_per_month_high"] = _r(
+                    (float(p.sizing_high.costs[i]) + elastic * ct_high * p.slowdown) * f)
+            curve.append(point)
     assignments = [{
         "workload": a.workload.id, "placement": a.placement, "reason": assignment_text(a, lang),
         "gpu": a.workload.gpus_allowed[0], "gpus": a.workload.gpus, "kind": a.workload.kind,
