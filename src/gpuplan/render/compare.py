@@ -80,7 +80,8 @@ def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -
     console.print(t("compare.summary", lang, n=len(result.advice), currency=cur, dpm=result.scenario.days_per_month))
     for adv in result.advice:
         rec = adv.recommendation
-        title = f"{adv.workload.id}  ({adv.workload.kind}, {adv.workload.gpus} × {'/'.join(adv.workload.gpus_allowed)})"
+        kind = t(f"compare.kind_{adv.workload.kind}", lang)
+        title = f"{adv.workload.id}  ({kind}, {adv.workload.gpus} × {'/'.join(adv.workload.gpus_allowed)})"
         table = Table(title=title, title_justify="left", title_style="bold cyan", show_lines=False)
         # Narrow terminals get the essential columns; the breakdown is in --explain, markdown and JSON.
         wide = console.width >= 130
