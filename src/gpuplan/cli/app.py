@@ -11,6 +11,7 @@ import typer
 app = typer.Typer(
     name="gpuplan",
     help="Decide where GPU work runs: containers, bare metal, or a hybrid pool.",
+    epilog="Exit codes: 0 ok, 1 internal error, 2 bad input or usage. `gpuplan --debug COMMAND ...` shows tracebacks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
