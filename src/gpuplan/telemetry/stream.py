@@ -34,7 +34,8 @@ NEAR_IDLE_BELOW = 0.20
 GAP_FACTOR = 3.0
 MIN_GAP_S = 30.0
 DEFAULT_INTERVAL_S = 60.0  # a GPU with a single sample: assume a minute
-_COMPACT_EVERY = 64  # blocks between merges of the interval-count tables
+_COMPACT_EVERY = 64  # slices between merges of the interval-count tables
+_SLICE = 1 << 16  # samples folded per call of the compiled loop
 
 
 @dataclass
@@ -87,16 +88,24 @@ class StreamAccumulator:
 
     def add(self, key: np.ndarray, t: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Fold one block; returns per row 0 (kept), 1 (clock jump) or 2 (duplicate timestamp)."""
-        import polars as pl
-
-        from gpuplan.telemetry._kernels import accumulate
-
         n = len(key)
         bad = np.zeros(n, dtype=np.int8)
         if n == 0:
             return bad
         key = np.ascontiguousarray(key, dtype=np.int64)
+        t = np.ascontiguousarray(t, dtype=np.int64)
+        u = np.ascontiguousarray(u, dtype=np.float32)
         self._grow(int(key.max()) + 1)
+        for a in range(0, n, _SLICE):  # slices keep the output buffers small
+            self._add(key[a : a + _SLICE], t[a : a + _SLICE], u[a : a + _SLICE], bad[a : a + _SLICE])
+        return bad
+
+    def _add(self, key: np.ndarray, t: np.ndarray, u: np.ndarray, bad: np.ndarray) -> None:
+        import polars as pl
+
+        from gpuplan.telemetry._kernels import accumulate
+
+        n = len(key)
         m = n + 1
         o_dt = np.empty((m, 3), dtype=np.int64)
         o_pend = np.empty((m, 3), dtype=np.int64)
@@ -107,8 +116,8 @@ class StreamAccumulator:
         o_rec_w = np.empty(2 * m)
         n_dt, n_pend, n_hour, n_rec = accumulate(
             key,
-            np.ascontiguousarray(t, dtype=np.int64),
-            np.ascontiguousarray(u, dtype=np.float32),
+            t,
+            u,
             self.si,
             self.sf,
             bad,
@@ -136,7 +145,6 @@ class StreamAccumulator:
             self.hours.append((o_hour[:n_hour].copy(), o_hour_f[:n_hour].copy()))
         if n_rec:
             self.recs.append((o_rec[:n_rec].copy(), o_rec_w[:n_rec].copy()))
-        return bad
 
     def finalize(self, n_keys: int) -> Aggregates:
         import polars as pl
