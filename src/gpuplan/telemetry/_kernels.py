@@ -140,15 +140,17 @@ def _util(buf, s, e):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, out_t, out_g, out_u, out_ls):  # type: ignore[no-untyped-def]
-    """Parse every line of `buf` (whole lines, `\\n`-terminated except maybe the last). Returns the
-    number of rows, or -1 - (index of the first line this strict parser does not accept)."""
+def parse_block(buf, start, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, out_t, out_g, out_u, out_ls):  # type: ignore[no-untyped-def]
+    """Parse the lines of `buf` from byte `start` (whole lines, `\n` or `\r\n` ended except maybe the
+    last). Returns the number of rows when all lines were accepted, else -1 - (rows accepted before the
+    first line it does not accept); `out_ls[row]` is the byte offset where each line (and the refused
+    one) starts."""
     n_buf = len(buf)
-    pos = 0
+    pos = start
     row = 0
-    sep = 0
     while pos < n_buf:
         ls = pos
+        out_ls[row] = ls
         field = 0
         fs = pos
         t = NO_TIME
@@ -156,18 +158,24 @@ def parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, o
         u = -1.0
         while True:
             c = buf[pos] if pos < n_buf else NEWLINE
-            if c == COMMA or c == NEWLINE:  # noqa: SIM109
+            if c == 0 or c == 1 or c == 34:  # NUL, the careful path's sentinel, a quote: not ordinary
+                return -1 - row
+            crlf = False
+            if c == 13:
+                if pos + 1 < n_buf and buf[pos + 1] == NEWLINE:
+                    crlf = True
+                else:
+                    return -1 - row
+            if c == COMMA or c == NEWLINE or crlf:  # noqa: SIM109
                 if field >= ncol:
                     return -1 - row
                 if field == i_time:
-                    if sep == 0:
-                        k = fs
-                        while k < pos and _is_ws(buf[k]):
-                            k += 1
-                        if k + 4 < pos:
-                            sep = buf[k + 4]
-                        if sep != 47 and sep != 45:
-                            return -1 - row
+                    k = fs
+                    while k < pos and _is_ws(buf[k]):
+                        k += 1
+                    sep = buf[k + 4] if k + 4 < pos else 0
+                    if sep != 47 and sep != 45:  # the careful path: `/` format if the value has a `/`
+                        return -1 - row
                     t = _time_ms(buf, fs, pos, sep)
                     if t == NO_TIME:
                         return -1 - row
@@ -188,6 +196,9 @@ def parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, o
                             return -1 - row
                 field += 1
                 fs = pos + 1
+                if crlf:
+                    pos += 2
+                    break
                 if c == NEWLINE:
                     pos += 1
                     break
@@ -197,7 +208,6 @@ def parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, o
         out_t[row] = t
         out_g[row] = g
         out_u[row] = np.float32(u / 100.0)
-        out_ls[row] = ls
         row += 1
     return row
 

@@ -201,7 +201,7 @@ def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
 
 
 def _gpu_sort(gpu: str) -> tuple[int, int, str]:
-    return (0, int(gpu), "") if gpu.isdigit() else (1, 0, gpu)
+    return (0, int(gpu), gpu) if gpu.isdigit() else (1, 0, gpu)  # total: "01" and "1" are two GPUs
 
 
 def _group(name: str, members: list[GpuStat], price: Price | None) -> GroupStat:

@@ -20,6 +20,7 @@ from gpuplan.errors import TelemetryError
 from gpuplan.telemetry.samples import Collector
 
 if TYPE_CHECKING:
+    import numpy as np
     import polars as pl
 
 BLOCK_BYTES = 16 * 1024 * 1024
@@ -109,21 +110,9 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES,
                     header, header_line, text, skipped = _take_header(text, path, next_line)
                     next_line += skipped
                     data = text.encode("utf-8")
-                ordinary = header is not None and _fast_ok(data)
-                n_fast = (
-                    _parse_compiled(data, next_line, header, node_default, src, collector) if ordinary else -1
-                )
-                if n_fast >= 0:
-                    n_lines = n_fast
-                elif ordinary:
-                    assert header is not None
-                    n_lines = _parse_fast(data, next_line, header, path, node_default, src, collector)
-                else:
-                    text = data.decode("utf-8", errors="replace")
-                    n_lines = _parse_block(
-                        text, next_line, header, header_line, path, node_default, src, collector
-                    )
-                next_line += n_lines
+                if header is not None:
+                    n_lines, header = _parse_data(data, next_line, header, path, node_default, src, collector)
+                    next_line += n_lines
             if eof:
                 break
     if header is None:
@@ -183,22 +172,74 @@ def _lines(text: str) -> pl.DataFrame:
     return lines.with_columns(pl.col("s").fill_null(""))
 
 
-def _parse_compiled(
-    data: bytes, first_line: int, h: Header, node_default: str, src: int, col: Collector
-) -> int:
-    """The compiled strict parser (`_kernels.parse_block`) for a block of ordinary lines: returns the
-    number of lines, or -1 when the block holds anything it does not accept (the careful path then
-    parses and classifies it). Only for the common layout: GPU by `index`, no `hostname` column,
-    utilisation in %."""
+MAX_LINE_FALLBACKS = 32  # unusual lines per block parsed one by one before the rest of it goes careful
+
+
+def _parse_data(
+    data: bytes, first_line: int, h: Header, path: Path, node_default: str, src: int, col: Collector
+) -> tuple[int, Header]:
+    """Parse a block of whole lines; returns the number of lines and the layout in force at its end.
+
+    Ordinary lines go through the compiled strict parser (`_kernels.parse_block`); each line it does
+    not accept is parsed and classified on its own by the careful path (a header line switches the
+    layout), and after MAX_LINE_FALLBACKS such lines the rest of the block goes to the careful path
+    at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful."""
     import numpy as np
 
     from gpuplan.telemetry._kernels import parse_block
 
+    pos, line, misses = 0, first_line, 0
+    arrays: tuple[np.ndarray, ...] | None = None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    while pos < len(data):
+        layout = _compiled_layout(h) if misses < MAX_LINE_FALLBACKS else None
+        if layout is None:
+            rest = data[pos:] if pos else data
+            if _fast_ok(rest):
+                n, h2 = _parse_fast(rest, line, h, path, node_default, src, col)
+            else:
+                n, h2 = _parse_block(rest.decode("utf-8", errors="replace"), line, h, 0, path, node_default, src, col)
+            return line + n - first_line, h2 or h
+        if arrays is None:
+            cap = data.count(b"\n") + 2
+            arrays = (
+                np.empty(cap, dtype=np.int64),
+                np.empty(cap, dtype=np.int64),
+                np.empty(cap, dtype=np.float32),
+                np.empty(cap, dtype=np.int64),
+            )
+        t, g, u, ls = arrays
+        r = parse_block(buf, pos, *layout, t, g, u, ls)
+        ok = r if r >= 0 else -1 - r
+        if ok:
+            _commit(data, line, h, node_default, src, col, t[:ok], g[:ok], u[:ok], ls[:ok])
+            line += ok
+        if r >= 0:
+            break
+        # One unusual line: classify it with the careful path, then carry on compiled.
+        start = int(ls[ok])
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end + 1
+        text = data[start:end].decode("utf-8", errors="replace")
+        if text.strip():
+            _, h2 = _parse_block(text, line, h, 0, path, node_default, src, col)
+            h = h2 or h
+        line += 1
+        pos = end
+        misses += 1
+    return line - first_line, h
+
+
+def _compiled_layout(h: Header) -> tuple | None:
+    """The compiled parser's arguments for layout `h`, or None when it does not handle that layout:
+    GPU by `index`, no `hostname` column, utilisation in %."""
+    import numpy as np
+
     i_time, i_util, i_gpu = h.col("timestamp"), h.col("utilization.gpu"), h.col("index")
     if i_time is None or i_util is None or i_gpu is None or "hostname" in h.names:
-        return -1
+        return None
     if h.units[i_util] not in ("", "%") or h.units[i_time] or h.units[i_gpu]:
-        return -1
+        return None
     ncol = len(h.names)
     unit_len = np.zeros(ncol, dtype=np.int64)
     unit_start = np.zeros(ncol, dtype=np.int64)
@@ -208,19 +249,26 @@ def _parse_compiled(
             b = unit.encode("utf-8")
             unit_start[i], unit_len[i] = len(unit_bytes), len(b)
             unit_bytes += b
-    buf = np.frombuffer(data, dtype=np.uint8)
-    cap = data.count(b"\n") + 1
-    t = np.empty(cap, dtype=np.int64)
-    g = np.empty(cap, dtype=np.int64)
-    u = np.empty(cap, dtype=np.float32)
-    ls = np.empty(cap, dtype=np.int64)
     units = np.frombuffer(unit_bytes or b"\0", dtype=np.uint8)
-    n = parse_block(buf, ncol, i_time, i_gpu, i_util, unit_start, unit_len, units, t, g, u, ls)
-    if n < 0:
-        return -1
-    if n == 0:
-        return 0
-    t, g, u = t[:n], g[:n], u[:n]
+    return (ncol, i_time, i_gpu, i_util, unit_start, unit_len, units)
+
+
+def _commit(
+    data: bytes,
+    first_line: int,
+    h: Header,
+    node_default: str,
+    src: int,
+    col: Collector,
+    t: np.ndarray,
+    g: np.ndarray,
+    u: np.ndarray,
+    ls: np.ndarray,
+) -> None:
+    """Hand rows the compiled parser accepted (lines first_line...) to the collector."""
+    import numpy as np
+
+    n = len(t)
     col.rows += n
     # GPU index -> key id (registered in the order the careful path would: by key text).
     idx, first = np.unique(g, return_index=True)
@@ -231,12 +279,11 @@ def _parse_compiled(
         lut[gi] = kid
         if i_model is not None:
             end = data.find(b"\n", int(ls[row]))
-            line = data[int(ls[row]) : end if end >= 0 else len(data)]
+            line = data[int(ls[row]) : end if end >= 0 else len(data)].rstrip(b"\r")
             model = line.split(b",")[i_model].decode("utf-8", errors="replace").strip()
             col.registry.set_model(kid, model)
     loc = np.arange(first_line, first_line + n, dtype=np.int64)
     col.add_rows(src, lut[g], t, u, loc)
-    return n
 
 
 _HEAD_RE = re.compile(rb"[ \t]*(?:timestamp|index|name|uuid|utilization\.gpu)[ \t]*(?:\[|,|\n|$)")
@@ -258,13 +305,13 @@ def _fast_ok(data: bytes) -> bool:
 
 def _parse_fast(
     data: bytes, first_line: int, h: Header, path: Path, node_default: str, src: int, col: Collector
-) -> int:
+) -> tuple[int, Header]:
     import polars as pl
 
     ncol = len(h.names)
     body = data[:-1] if data.endswith(b"\n") else data
     if not body:
-        return 0
+        return 0, h
     try:
         split = pl.read_csv(
             body,
@@ -279,7 +326,7 @@ def _parse_fast(
         lines = _lines(text)
         lines = lines.with_columns(line=pl.int_range(first_line, first_line + lines.height, dtype=pl.UInt32))
         _parse_rows(lines, h, path, node_default, src, col)
-        return lines.height
+        return lines.height, h
     restarted = pl.any_horizontal(
         [pl.col(f"f{i}").str.contains("utilization.gpu", literal=True) for i in range(ncol)]
     ).any()
@@ -294,7 +341,7 @@ def _parse_fast(
         **{f"f{ncol}": pl.lit(None, dtype=pl.String)},
     )
     _parse_split(split, h, path, node_default, src, col)
-    return n
+    return n, h
 
 
 def _parse_block(
@@ -306,12 +353,13 @@ def _parse_block(
     node_default: str,
     src: int,
     col: Collector,
-) -> int:
-    """Parse whole lines; returns how many lines `text` held. Repeated headers switch the layout."""
+) -> tuple[int, Header | None]:
+    """Parse whole lines; returns how many lines `text` held and the layout in force at its end
+    (repeated headers switch the layout)."""
     import polars as pl
 
     if not text:
-        return 0
+        return 0, header
     lines = _lines(text)
     n = lines.height
     lines = lines.with_columns(line=pl.int_range(first_line, first_line + n, dtype=pl.UInt32))
@@ -319,7 +367,7 @@ def _parse_block(
     is_head = pl.col("s").str.contains(r"^\s*(timestamp|index|name|uuid|utilization\.gpu)\s*(\[|,|$)")
     heads = lines.filter(is_head)
     if header is None:
-        return n
+        return n, header
     segments: list[tuple[Header, pl.DataFrame]] = []
     start_line = first_line
     current = header
@@ -337,7 +385,7 @@ def _parse_block(
     for h, seg in segments:
         if seg.height:
             _parse_rows(seg, h, path, node_default, src, col)
-    return n
+    return n, current
 
 
 _NUM = r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z%/]*)\s*$"
@@ -390,7 +438,7 @@ def _parse_split(
         "nul",
         nf_low=pl.col(f"f{ncol - 1}").is_null(),
         nf_high=pl.col(f"f{ncol}").is_not_null(),
-        ts=_parse_time(f(i_time), split[f"f{i_time}"].drop_nulls().head(1).to_list()),
+        ts=_parse_time(f(i_time), split[f"f{i_time}"]),
         us=us,
         uv=us.str.strip_chars_end(" " + util_unit).cast(pl.Float64, strict=False),
         gpu=f(i_gpu),
@@ -478,12 +526,16 @@ def _parse_split(
     )
 
 
-def _parse_time(expr: pl.Expr, sample: list[str]) -> pl.Expr:
-    """nvidia-smi's `2020/11/12 13:48:11.412`, or ISO 8601 (the format of the segment's first row)."""
+def _parse_time(expr: pl.Expr, values: pl.Series) -> pl.Expr:
+    """nvidia-smi's `2020/11/12 13:48:11.412` when the value has a `/`, else ISO 8601 (each row by its
+    own value, so that the answer does not depend on where blocks start)."""
     import polars as pl
 
-    if sample and "/" in sample[0]:
-        return expr.str.strptime(pl.Datetime("ms"), TIME_FORMATS[0], strict=False)
-    return expr.str.replace("T", " ", literal=True).str.strptime(
-        pl.Datetime("ms"), TIME_FORMATS[1], strict=False
-    )
+    slash = expr.str.strptime(pl.Datetime("ms"), TIME_FORMATS[0], strict=False)
+    iso = expr.str.replace("T", " ", literal=True).str.strptime(pl.Datetime("ms"), TIME_FORMATS[1], strict=False)
+    n_slash = int(values.str.contains("/", literal=True).sum())
+    if n_slash == values.len() - values.null_count():
+        return slash
+    if n_slash == 0:
+        return iso
+    return pl.when(expr.str.contains("/", literal=True)).then(slash).otherwise(iso)

@@ -165,11 +165,11 @@ class Collector:
             self.parts.append(
                 pl.DataFrame(
                     {
-                        "key": np.asarray(key, dtype=np.uint32),
-                        "t": np.asarray(t, dtype=np.int64),
-                        "u": np.asarray(u, dtype=np.float32),
+                        "key": np.array(key, dtype=np.uint32),  # copies: readers reuse their buffers
+                        "t": np.array(t, dtype=np.int64),
+                        "u": np.array(u, dtype=np.float32),
                         "src": np.full(len(key), src, dtype=np.uint16),
-                        "loc": np.asarray(loc, dtype=np.uint32),
+                        "loc": np.array(loc, dtype=np.uint32),
                     }
                 )
             )
