@@ -257,3 +257,22 @@ def test_gpu_in_two_files_reread_whole(tmp_path: Path) -> None:
     res = json.loads(got)[0]
     assert res["input"]["bad_by_kind"] == {"duplicate": 2}  # one in each file
     assert [g["samples"] for g in res["gpus"]] == [300, 300]
+
+
+def test_crlf_and_new_layout_in_a_later_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A logger restarted with other columns: the new header holds for every later block; CRLF lines
+    read like LF lines."""
+    head1 = "timestamp, index, utilization.gpu [%], memory.used [MiB]"
+    head2 = "utilization.gpu [%], index, timestamp"
+    lines = [head1] + [f"2024/01/01 00:{i:02d}:00.000, 0, {i} %, 5 MiB" for i in range(30)]
+    lines += [head2] + [f"{i} %, 0, 2024/01/01 01:{i:02d}:00.000" for i in range(30)]
+    p = tmp_path / "r.csv"
+    p.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    col = Collector()
+    nvsmi_mod.read_nvsmi(p, col, block_bytes=256)  # the second header is far from the first block
+    res = analyze(col.finish())
+    assert res.bad_rows == 0 and res.rows == 60
+    assert res.gpus[0].samples == 60
+    fast = _audit_json([p])
+    _careful_only(monkeypatch)
+    assert fast == _audit_json([p])
