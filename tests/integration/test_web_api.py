@@ -138,6 +138,11 @@ def test_form_fields_and_edit(client: TestClient) -> None:
     assert new.splitlines()[0] == SEED_TEXT.splitlines()[0]  # comments kept
     assert client.post("/api/compare", json={"scenario": new}).json()["workloads"][0]["recommendation"]["offer"] \
         == "bm-910b"
+    # non-ASCII comments and a BOM: the value lands where it stood (libyaml and PyYAML count marks alike)
+    for prefix in ("# 中文注释 😀\n", "\ufeff# 中文\n"):
+        r = client.post("/api/scenario/edit", json={"scenario": prefix + SEED_TEXT,
+                                                     "set": {"workloads[1].hours_per_day": 7.5}})
+        assert r.json()["scenario"] == prefix + SEED_TEXT.replace("hours_per_day: 24", "hours_per_day: 7.5")
     for bad in ({"workloads[9].gpus": 1}, {"offers[0].price": 1}, {"workloads[0].gpus": "x"},
                 {"currency": "yuan"}, {"workloads[0].duration": "forever"}):
         r = client.post("/api/scenario/edit", json={"scenario": SEED_TEXT, "set": bad})
@@ -201,9 +206,34 @@ def test_slow_requests_are_503(monkeypatch: pytest.MonkeyPatch) -> None:
         return {}
 
     monkeypatch.setattr(web_app, "_compare_json", slow)
-    c = TestClient(web_app.create_app(timeout_s=0.2))
+    # the time limit holds for what runs in the thread pool: every compare with the inline path off, and
+    # with it on, a scenario over the inline size or one with YAML anchors/aliases
+    c = TestClient(web_app.create_app(timeout_s=0.2, inline_max_kb=0))
     r = c.post("/api/compare", json={"scenario": SEED_TEXT})
     assert r.status_code == 503 and r.json()["error"] == "timeout"
+    c = TestClient(web_app.create_app(timeout_s=0.2))
+    for text in (SEED_TEXT + "#" * 5000 + "\n", SEED_TEXT + "x: &a 1\n"):
+        r = c.post("/api/compare", json={"scenario": text})
+        assert r.status_code == 503 and r.json()["error"] == "timeout"
+
+
+def test_small_compares_are_answered_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import gpuplan.web.app as web_app
+
+    real = web_app._compare_json
+    threads: list[str] = []
+
+    def spy(*a: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real(*a)
+
+    monkeypatch.setattr(web_app, "_compare_json", spy)
+    c = TestClient(web_app.create_app())
+    assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
+    assert c.post("/api/compare", json={"scenario": SEED_TEXT + "#" * 5000 + "\n"}).status_code == 200
+    assert not threads[0].startswith("gpuplan-engine") and threads[1].startswith("gpuplan-engine"), threads
 
 
 def test_engine_crash_on_input_is_not_a_500(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -242,6 +272,34 @@ def test_gpuplan_serve_real_process() -> None:
         assert r.status_code == 200 and r.json()["schema"] == "gpuplan.compare/1"
         r = httpx.post(base + "/api/compare", content=b"x" * 600_000, headers={"content-type": "application/json"})
         assert r.status_code == 413
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_gpuplan_serve_workers() -> None:
+    """`--workers 2`: two processes behind one port; every connection has TCP_NODELAY (without it, each
+    response written in two parts waits ~40 ms for the client's delayed ACK)."""
+    port = _free_port()
+    exe = Path(sys.executable).with_name("gpuplan")
+    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(150):
+            try:
+                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("server did not start: " + proc.stderr.read1().decode() if proc.stderr else "")
+        with httpx.Client(base_url=base, timeout=10) as c:
+            assert c.post("/api/compare", json={"scenario": SEED_TEXT}).json()["schema"] == "gpuplan.compare/1"
+            t0 = time.perf_counter()
+            for _ in range(20):  # one keep-alive connection
+                assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
+            assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,14 +21,21 @@ def serve(
     heavy_timeout: Annotated[float, typer.Option(
         "--heavy-timeout", min=1.0, help="Seconds a plan/simulate/audit request may take.")] = 120.0,
     catalog: CatalogOpt = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="Server processes sharing the port "
+                                         "(each with its own answer cache); 1 is enough for one person.")] = 1,
+    inline_max_kb: Annotated[float, typer.Option(
+        "--inline-max-kb", min=0.0, help="Compare scenarios up to this size are answered directly in the event "
+                                         "loop (no thread hand-off); larger ones run in a thread with --timeout.")]
+    = 4.0,
 ) -> None:
     """Serve the page (edit a scenario, see the verdict and charts) and the JSON API (`/docs`)."""
-    import uvicorn
+    from gpuplan.web import server
+    from gpuplan.web.app import create_app
 
-    from gpuplan.web import create_app
-
-    web = create_app(catalog=catalog, max_body_mb=max_body_mb, timeout_s=timeout, heavy_timeout_s=heavy_timeout)
+    config: dict[str, Any] = {"catalog": str(catalog) if catalog else None, "max_body_mb": max_body_mb,
+                              "timeout_s": timeout, "heavy_timeout_s": heavy_timeout, "inline_max_kb": inline_max_kb}
+    web = create_app(**config)  # checks the settings and the catalog before anything listens
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: binding to {host}: anyone who can reach this address can use the server.", err=True)
     typer.echo(f"gpuplan serve: http://{'[' + host + ']' if ':' in host else host}:{port}/  (API docs: /docs)")
-    uvicorn.run(web, host=host, port=port, log_level="warning", access_log=False)
+    server.run(config, host=host, port=port, workers=workers, app=web)

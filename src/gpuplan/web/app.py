@@ -23,6 +23,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -166,6 +167,16 @@ class Settings:
     workers: int = 4
     heavy_concurrency: int = 2
     cache_entries: int = 256
+    inline_max_chars: int = 4096
+
+
+CONFIG_ENV = "GPUPLAN_SERVE_CONFIG"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one `gpuplan serve --workers N` process: `create_app` with the settings the parent put in
+    the environment (uvicorn starts each worker in a fresh interpreter)."""
+    return create_app(**json.loads(os.environ[CONFIG_ENV]))
 
 
 def available_commands() -> set[str]:
@@ -186,13 +197,15 @@ def create_app(
     timeout_s: float = 20.0,
     heavy_timeout_s: float = 120.0,
     workers: int = 4,
+    inline_max_kb: float = 4.0,
 ) -> FastAPI:
     """The web app. `catalog` is an extra catalog file given on the server's command line; requests
     can never name a file."""
     from gpuplan.catalog import load_catalog
 
     settings = Settings(catalog=str(catalog) if catalog else None, max_body_bytes=int(max_body_mb * 1024 * 1024),
-                        timeout_s=timeout_s, heavy_timeout_s=heavy_timeout_s, workers=workers)
+                        timeout_s=timeout_s, heavy_timeout_s=heavy_timeout_s, workers=workers,
+                        inline_max_chars=int(inline_max_kb * 1024))
     cat = load_catalog(settings.catalog)  # fail at start, not on the first request
     pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpuplan-engine")
     heavy_sem = asyncio.Semaphore(settings.heavy_concurrency)
@@ -230,7 +243,14 @@ def create_app(
         return JSONResponse({"error": "request", "message": str(e.get("msg")), "file": None, "line": None,
                              "field": ".".join(str(p) for p in e.get("loc", ())), "hint": None}, status_code=400)
 
-    async def run_engine(fn: Any, *args: Any, **kw: Any) -> Any:
+    def small(text: str) -> bool:
+        """Small enough to answer inline in the event loop: a scenario this short costs a few ms (about
+        0.7 ms per workload), and without YAML anchors/aliases no short text can expand into a big one."""
+        return len(text) <= settings.inline_max_chars and "&" not in text and "*" not in text
+
+    async def run_engine(fn: Any, *args: Any, inline: bool = False, **kw: Any) -> Any:
+        if inline:
+            return _call(fn, *args, **kw)
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(pool, lambda: _call(fn, *args, **kw))
         try:
@@ -250,20 +270,25 @@ def create_app(
 
     # --- API ---
 
+    # answers that never change while the server runs: encoded once
+    health_body = _dumps({"ok": True, "version": _version(),
+                          "engines": {k: k in commands for k in ("compare", *HEAVY)}})
+    catalog_body = _dumps({
+        "files": list(cat.files),
+        "gpus": [g.model_dump(mode="json") for g in cat.gpus.values()],
+        "offers": [{k: v for k, v in o.items() if not k.startswith("_")} for o in cat.offers.values()],
+        "defaults": cat.defaults,
+    })
+
     @app.get("/api/health", tags=["meta"])
-    async def health() -> dict[str, Any]:
-        return {"ok": True, "version": _version(),
-                "engines": {k: k in commands for k in ("compare", *HEAVY)}}
+    async def health() -> Response:
+        """`{"ok": true, "version": …, "engines": {"compare": true, "plan": …}}`"""
+        return Response(health_body, media_type="application/json")
 
     @app.get("/api/catalog", tags=["catalog"])
-    async def get_catalog() -> dict[str, Any]:
+    async def get_catalog() -> Response:
         """The GPUs, offers and defaults the server uses (bundled plus its --catalog file)."""
-        return {
-            "files": list(cat.files),
-            "gpus": [g.model_dump() for g in cat.gpus.values()],
-            "offers": [{k: v for k, v in o.items() if not k.startswith("_")} for o in cat.offers.values()],
-            "defaults": cat.defaults,
-        }
+        return Response(catalog_body, media_type="application/json")
 
     @app.get("/api/example", tags=["meta"])
     async def example() -> dict[str, str]:
@@ -274,7 +299,7 @@ def create_app(
 
     cache = _Lru(settings.cache_entries)
 
-    async def cached(key: tuple[str, ...], media: str, fn: Any, *args: Any) -> Response:
+    async def cached(key: tuple[str, ...], media: str, fn: Any, *args: Any, inline: bool = False) -> Response:
         """The answer for `key`, computed once: the page asks for the same scenario several times (the
         view, the JSON download, the report). Input errors (422) are remembered too; nothing else is."""
         hit = cache.get(key)
@@ -284,7 +309,7 @@ def create_app(
                 return out.encode() if isinstance(out, str) else _dumps(out)
 
             try:
-                hit = (200, await run_engine(job))
+                hit = (200, await run_engine(job, inline=inline))
             except ApiError as exc:
                 if exc.status != 422:
                     raise
@@ -298,7 +323,7 @@ def create_app(
         """Exactly what `gpuplan compare FILE -o json --lang LANG` prints for this scenario text."""
         body = await _read_model(request, CompareIn)
         return await cached(("compare", body.lang, body.scenario), "application/json", _compare_json, body.scenario,
-                            body.lang, cat)
+                            body.lang, cat, inline=small(body.scenario))
 
     @app.post("/api/plan", tags=["engines"], openapi_extra=_body_schema(PlanIn))
     async def api_plan(request: Request) -> JSONResponse:
@@ -381,7 +406,7 @@ def create_app(
         from gpuplan.web.edit import common_fields
 
         body = await _read_model(request, FieldsIn)
-        return {"fields": await run_engine(common_fields, body.scenario)}
+        return {"fields": await run_engine(common_fields, body.scenario, inline=small(body.scenario))}
 
     @app.post("/api/scenario/edit", tags=["editor"], openapi_extra=_body_schema(EditIn))
     async def api_edit(request: Request) -> dict[str, Any]:
@@ -389,7 +414,7 @@ def create_app(
         from gpuplan.web.edit import set_fields
 
         body = await _read_model(request, EditIn)
-        return {"scenario": await run_engine(set_fields, body.scenario, body.set)}
+        return {"scenario": await run_engine(set_fields, body.scenario, body.set, inline=small(body.scenario))}
 
     app.state.shutdown = lambda: pool.shutdown(wait=False, cancel_futures=True)
     return app
@@ -428,6 +453,7 @@ def _dumps(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
+@lru_cache(maxsize=1)
 def _version() -> str:
     try:
         from importlib.metadata import version

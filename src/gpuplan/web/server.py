@@ -1,0 +1,35 @@
+"""Running the app under uvicorn: one process, or `--workers N` processes sharing one listening socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from typing import Any
+
+UVICORN = {"log_level": "warning", "access_log": False, "backlog": 1024}
+
+
+def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: Any = None) -> None:
+    """Serve `create_app(**config)` until interrupted. Access logging is off (one line per request costs as
+    much as a small request); warnings and errors are still logged. `app`: the one-process app, if already
+    built from `config`."""
+    import uvicorn
+
+    from gpuplan.web.app import CONFIG_ENV, create_app
+
+    if workers <= 1:
+        uvicorn.run(app if app is not None else create_app(**config), host=host, port=port, **UVICORN)
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[CONFIG_ENV] = json.dumps(config)  # each worker is a fresh interpreter: it rebuilds the app
+    cfg = uvicorn.Config("gpuplan.web.app:app_from_env", factory=True, workers=workers, host=host, port=port,
+                         **UVICORN)
+    sock = cfg.bind_socket()
+    # uvicorn creates this socket with protocol 0, so asyncio does not turn on TCP_NODELAY for the connections
+    # accepted from it, and a response written in two parts (head, body) then waits for the client's delayed
+    # ACK: about 40 ms per request. Linux copies the option from the listening socket to accepted ones.
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    Multiprocess(cfg, sockets=[sock]).run()
