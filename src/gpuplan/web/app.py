@@ -176,7 +176,11 @@ CONFIG_ENV = "GPUPLAN_SERVE_CONFIG"
 def app_from_env() -> FastAPI:
     """The app of one `gpuplan serve --workers N` process: `create_app` with the settings the parent put in
     the environment (uvicorn starts each worker in a fresh interpreter)."""
-    return create_app(**json.loads(os.environ[CONFIG_ENV]))
+    from gpuplan.web.server import freeze_heap
+
+    app = create_app(**json.loads(os.environ[CONFIG_ENV]))
+    freeze_heap()
+    return app
 
 
 def available_commands() -> set[str]:

@@ -19,7 +19,9 @@ def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: 
     from gpuplan.web.app import CONFIG_ENV, create_app
 
     if workers <= 1:
-        uvicorn.run(app if app is not None else create_app(**config), host=host, port=port, **UVICORN)
+        web = app if app is not None else create_app(**config)
+        freeze_heap()
+        uvicorn.run(web, host=host, port=port, **UVICORN)
         return
     from uvicorn.supervisors import Multiprocess
 
@@ -33,3 +35,13 @@ def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: 
     if sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(cfg, sockets=[sock]).run()
+
+
+def freeze_heap() -> None:
+    """Move everything built at start-up (modules, the catalog, the app: ~100k objects) out of the garbage
+    collector's view. A full collection otherwise walks them all, ~40 ms during which every request in
+    flight waits; with them frozen it only walks what requests leave behind."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
