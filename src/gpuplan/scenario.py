@@ -85,20 +85,60 @@ def _compose(text: str) -> tuple[Any, Any]:
     loader = _safe_loader()(text)
     try:
         node = loader.get_single_node()
+        # Aliases can make a small file expand to billions of values ("billion laughs"): refuse
+        # before anything walks the expanded tree.
+        n = expanded_size(node)
+        if n > MAX_EXPANDED_VALUES:
+            raise _TooBig(n)
         data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
     return data, node
 
 
+class _TooBig(Exception):
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.n = n
+
+
+MAX_EXPANDED_VALUES = 200_000
+
+
+def expanded_size(root: Any) -> int:
+    """How many values the document holds once aliases are expanded (memoised per node, so cheap)."""
+    import yaml
+
+    memo: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key not in memo:
+            memo[key] = 1  # guards against recursive aliases
+            if isinstance(node, yaml.MappingNode):
+                memo[key] = 1 + sum(size(k) + size(v) for k, v in node.value)
+            elif isinstance(node, yaml.SequenceNode):
+                memo[key] = 1 + sum(size(v) for v in node.value)
+        return memo[key]
+
+    return size(root) if root is not None else 0
+
+
 def _line_index(root: Any) -> dict[tuple[Any, ...], int]:
-    """Map each YAML path (keys and list indices) to its 1-based line."""
+    """Map each YAML path (keys and list indices) to its 1-based line.
+
+    A node reached again through an alias is not walked again: its lines are those of the anchor.
+    """
     import yaml
 
     lines: dict[tuple[Any, ...], int] = {}
+    seen: set[int] = set()
 
     def walk(node: Any, path: tuple[Any, ...]) -> None:
         lines.setdefault(path, node.start_mark.line + 1)
+        if id(node) in seen:
+            return
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
                 key = k.value
@@ -183,6 +223,10 @@ def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]
 
     try:
         data, root = _compose(text)
+    except _TooBig as exc:
+        raise ScenarioError(
+            f"the YAML aliases expand to {exc.n:,} values (at most {MAX_EXPANDED_VALUES:,} are read)",
+            file=name, line=1, hint="use fewer nested anchors and aliases (&name / *name).") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ScenarioError(

@@ -37,3 +37,26 @@ def test_line_numbers_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
 def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["compare", str(tmp_path / "nope.yaml")]) == 2
     assert "nope.yaml" in capsys.readouterr().err
+
+
+def test_alias_bomb_is_refused_quickly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\nversion: 1\n")
+    assert main(["compare", str(bomb)]) == 2  # 10^9 values: refused before anything expands them
+    assert "aliases expand to" in capsys.readouterr().err
+
+
+def test_plain_aliases_still_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scen = tmp_path / "s.yaml"
+    scen.write_text("""version: 1
+currency: CNY
+offers:
+  - {id: a, gpu: l40s, mode: container, price: &p {amount: 5, per: gpu-hour}}
+  - {id: b, gpu: l40s, mode: bare-metal, price: *p}
+workloads:
+  - {id: w, kind: training, gpu: l40s, gpus: 2, hours_per_day: 8, duration: 30d, gpux: 1}
+""")
+    assert main(["compare", str(scen)]) == 2
+    assert "s.yaml:7: workloads[0].gpux" in " ".join(capsys.readouterr().err.split())
