@@ -144,3 +144,13 @@ def test_offer_price_from_catalog(logs, capsys) -> None:
     assert f["price_per_gpu_hour"] > 0 and f["currency"]
     assert f["cost"] == pytest.approx(f["gpu_hours_observed"] * f["price_per_gpu_hour"], rel=1e-3)
     assert main(["audit", str(logs.files[1]), "--offer", "no-such-offer"]) == 2
+
+
+def test_exactly_70_percent_counts_as_busy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # float32 holds 70 % as 0.6999999881; the busy rule is u >= 0.70 and must still hold
+    log = tmp_path / "n1.csv"
+    log.write_text("timestamp, index, utilization.gpu [%]\n" + "".join(
+        f"2026/11/01 00:{m:02d}:00.000, 0, 70 %\n" for m in range(20)))
+    assert main(["audit", str(log), "-o", "json"]) == 0
+    gpu = json.loads(capsys.readouterr().out)["gpus"][0]
+    assert gpu["busy_share"] == pytest.approx(1.0) and gpu["idle_share"] == 0

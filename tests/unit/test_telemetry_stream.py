@@ -20,11 +20,11 @@ from gpuplan.telemetry import Collector, analyze, demand_curve, read_into
 from gpuplan.telemetry import nvsmi as nvsmi_mod
 from gpuplan.telemetry.report import to_json
 from gpuplan.telemetry.stream import (
-    BUSY_FROM,
+    BUSY_CUT,
     GAP_FACTOR,
-    IDLE_BELOW,
+    IDLE_CUT,
     MIN_GAP_S,
-    NEAR_IDLE_BELOW,
+    NEAR_IDLE_CUT,
     StreamAccumulator,
 )
 
@@ -52,9 +52,9 @@ def _reference(key: np.ndarray, t: np.ndarray, u32: np.ndarray, n_keys: int) -> 
         "samples": np.bincount(key, minlength=n_keys),
         "observed_s": seg_sum(w),
         "util_s": seg_sum(w * u),
-        "idle_s": seg_sum(w * (u < IDLE_BELOW)),
-        "busy_s": seg_sum(w * (u >= BUSY_FROM)),
-        "fed_s": seg_sum(w * u * (u >= BUSY_FROM)),
+        "idle_s": seg_sum(w * (u < IDLE_CUT)),
+        "busy_s": seg_sum(w * (u >= BUSY_CUT)),
+        "fed_s": seg_sum(w * u * (u >= BUSY_CUT)),
         "gap_s": seg_sum(np.where(is_gap, dt - med_s, 0.0)),
         "gaps": np.bincount(key[is_gap], minlength=n_keys),
         "interval_s": median,
@@ -62,7 +62,7 @@ def _reference(key: np.ndarray, t: np.ndarray, u32: np.ndarray, n_keys: int) -> 
     # stretches
     new_seg = np.r_[True, (key[1:] != key[:-1]) | is_gap[:-1]]
     seg = np.cumsum(new_seg)
-    state = np.where(u >= BUSY_FROM, 1, np.where(u < NEAR_IDLE_BELOW, 0, 2))
+    state = np.where(u >= BUSY_CUT, 1, np.where(u < NEAR_IDLE_CUT, 0, 2))
     keep = state != 2
     k2, s2, w2, g2 = key[keep], state[keep], w[keep], seg[keep]
     switches = np.zeros(n_keys)

@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 IDLE_BELOW = 0.05
 BUSY_FROM = 0.70
 NEAR_IDLE_BELOW = 0.20
+# Utilisation is held as float32, where 70 % reads 0.6999999881: every comparison uses these cuts,
+# a hair below the thresholds, so that a sample of exactly 70 % counts as busy (>= 0.70), as documented.
+_TOL = 1e-6
+IDLE_CUT = IDLE_BELOW - _TOL
+BUSY_CUT = BUSY_FROM - _TOL
+NEAR_IDLE_CUT = NEAR_IDLE_BELOW - _TOL
 GAP_FACTOR = 3.0
 MIN_GAP_S = 30.0
 DEFAULT_INTERVAL_S = 60.0  # a GPU with a single sample: assume a minute
@@ -129,9 +135,9 @@ class StreamAccumulator:
             o_rec,
             o_rec_w,
             int(MIN_GAP_S * 1000),
-            IDLE_BELOW,
-            BUSY_FROM,
-            NEAR_IDLE_BELOW,
+            IDLE_CUT,
+            BUSY_CUT,
+            NEAR_IDLE_CUT,
         )
         if n_dt:
             self.dt_parts.append(
@@ -200,7 +206,7 @@ class StreamAccumulator:
             gap_s += np.bincount(pk, weights=np.where(is_gap, pdt - med, 0.0), minlength=n_keys)
             gaps += np.bincount(pk[is_gap], minlength=n_keys)
             hour_i.append(np.column_stack([pk, pt // 3_600_000]))
-            hour_f.append(np.column_stack([w * pu, w * (pu >= IDLE_BELOW)]))
+            hour_f.append(np.column_stack([w * pu, w * (pu >= IDLE_CUT)]))
         # The last sample of each GPU stands for one median interval.
         ks = np.flatnonzero(has)
         if len(ks):
@@ -208,8 +214,8 @@ class StreamAccumulator:
             w = interval[ks]
             _add_sums(ks, w, lu, n_keys, obs, wu, idle, busy, fed)
             hour_i.append(np.column_stack([ks, si[ks, kk.I_LAST_T] // 3_600_000]))
-            hour_f.append(np.column_stack([w * lu, w * (lu >= IDLE_BELOW)]))
-            state = np.where(lu >= BUSY_FROM, 1, np.where(lu < NEAR_IDLE_BELOW, 0, 2))
+            hour_f.append(np.column_stack([w * lu, w * (lu >= IDLE_CUT)]))
+            state = np.where(lu >= BUSY_CUT, 1, np.where(lu < NEAR_IDLE_CUT, 0, 2))
             last = state != 2
             kl = ks[last]
             rec_i.append(np.column_stack([kl, state[last], np.full_like(kl, 2), np.zeros_like(kl)]))
@@ -303,10 +309,10 @@ def _add_sums(
     busy: np.ndarray,
     fed: np.ndarray,
 ) -> None:
-    b = u >= BUSY_FROM
+    b = u >= BUSY_CUT
     obs += np.bincount(k, weights=w, minlength=n)
     wu += np.bincount(k, weights=w * u, minlength=n)
-    idle += np.bincount(k, weights=w * (u < IDLE_BELOW), minlength=n)
+    idle += np.bincount(k, weights=w * (u < IDLE_CUT), minlength=n)
     busy += np.bincount(k, weights=w * b, minlength=n)
     fed += np.bincount(k, weights=w * u * b, minlength=n)
 
