@@ -50,6 +50,7 @@ class PoolPlan:
     demand_elastic: np.ndarray
     pinned_peak: float
     slowdown: float
+    slowdown_elastic: float
     sizing: Sizing
     sizing_low: Sizing
     sizing_high: Sizing
@@ -170,6 +171,7 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str =
             raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
                                hint="add a container offer for that GPU.")
         sd = _weighted_slowdown([w for w in wls if "elastic" not in w.requires] or wls, ct, cat, demand)
+        sd_elastic = _weighted_slowdown([w for w in wls if "elastic" in w.requires] or wls, ct, cat, demand)
         step = bm.gpus_per_node if bm is not None and bm.lease_unit == "node" else 1
         lease = bm.price_per_gpu_hour if bm is not None else None
         ct_price = ct.price_per_gpu_hour if ct is not None else None
@@ -181,24 +183,23 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str =
         high = _run(ctx, lease.high if lease else 0.0, ct_price.high if ct_price else 0.0)
         r = mid.reserved
         ct_mid = ct_price.mid if ct_price else 0.0
-        ct_sd = sd
-        elastic_cost = float(elastic.sum()) * ct_mid * ct_sd
-        lease_hours = max(float(n), term) if bm else 0.0
-        lease_cost = r * (lease.mid if lease else 0.0) * lease_hours
+        elastic_h = float(elastic.sum())
+        elastic_cost = elastic_h * ct_mid * sd_elastic
+        # the parts of the optimum's cost (mid.cost = lease + ops + spill)
+        lease_cost = r * (lease.mid if lease else 0.0) * (max(float(n), term) if bm else 0.0)
         ops_cost = ops_fn(r) if ops_fn else 0.0
-        spill_idx = int(np.searchsorted(mid.candidates, r))
-        spill_h = float(mid.spill[spill_idx])
-        spill_cost = spill_h * ct_mid * ct_sd
-        hybrid = lease_cost + ops_cost + spill_cost + elastic_cost
-        hybrid_low = low.cost + float(elastic.sum()) * (ct_price.low if ct_price else 0.0) * ct_sd
-        hybrid_high = high.cost + float(elastic.sum()) * (ct_price.high if ct_price else 0.0) * ct_sd
+        spill_h = float(mid.spill[int(np.searchsorted(mid.candidates, r))])
+        spill_cost = spill_h * ct_mid * sd
+        hybrid = mid.cost + elastic_cost
+        hybrid_low = low.cost + elastic_h * (ct_price.low if ct_price else 0.0) * sd_elastic
+        hybrid_high = high.cost + elastic_h * (ct_price.high if ct_price else 0.0) * sd_elastic
         peak_all = float(total.max())
         if bm is not None:
             r_all = math.ceil(peak_all / step - 1e-9) * step
             all_bm = r_all * lease.mid * max(float(n), term) + (ops_fn(r_all) if ops_fn else 0.0)
         else:
             all_bm = math.nan
-        all_ct = float(total.sum()) * ct_mid * ct_sd if ct is not None else math.nan
+        all_ct = (float(pool_demand.sum()) * sd + elastic_h * sd_elastic) * ct_mid if ct is not None else math.nan
         served = np.minimum(pool_demand, r)
         util = float(served.sum()) / (r * n) if r > 0 else 0.0
         mg = marginal(pool_demand, r, step, lease.mid if lease else 0.0, ct_mid, sd) if (bm and ct) else \
@@ -208,14 +209,14 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str =
             gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
             nodes=math.ceil(r / (bm.gpus_per_node if bm else 8)) if r else 0, step=step,
             demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
-            slowdown=sd, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
+            slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
             lease_per_gpu_hour=lease.mid if lease else math.nan,
             ops_per_month=ops_cost * per_month_factor, lease_per_month=lease_cost * per_month_factor,
             spill_per_month=spill_cost * per_month_factor, elastic_per_month=elastic_cost * per_month_factor,
             hybrid_per_month=hybrid * per_month_factor, hybrid_low_per_month=hybrid_low * per_month_factor,
             hybrid_high_per_month=hybrid_high * per_month_factor,
             all_bare_metal_per_month=all_bm * per_month_factor, all_container_per_month=all_ct * per_month_factor,
-            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + float(elastic.sum())) * per_month_factor,
+            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * per_month_factor,
         ))
         assignments += _assign(wls, demand, r, n, bm is not None, ct is not None)
     return PlanResult(scenario, demand, pools, assignments, queueing)

@@ -67,11 +67,12 @@ def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
         ct_high = p.ct.price_per_gpu_hour.high if p.ct else 0.0
         for i, (r, c) in enumerate(zip(p.sizing.candidates, p.sizing.costs, strict=True)):
             point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r),
-                                     "cost_per_month": _r((float(c) + elastic * ct_mid * p.slowdown) * f)}
+                                     "cost_per_month": _r((float(c) + elastic * ct_mid * p.slowdown_elastic) * f)}
             if same:
-                point["cost_per_month_low"] = _r((float(p.sizing_low.costs[i]) + elastic * ct_low * p.slowdown) * f)
+                point["cost_per_month_low"] = _r(
+                    (float(p.sizing_low.costs[i]) + elastic * ct_low * p.slowdown_elastic) * f)
                 point["cost_per_month_high"] = _r(
-                    (float(p.sizing_high.costs[i]) + elastic * ct_high * p.slowdown) * f)
+                    (float(p.sizing_high.costs[i]) + elastic * ct_high * p.slowdown_elastic) * f)
             curve.append(point)
     assignments = [{
         "workload": a.workload.id, "placement": a.placement, "reason": assignment_text(a, lang),
@@ -106,19 +107,22 @@ def _m(x: float) -> str:
 
 def _sum_lines(res: PlanResult, p: PoolPlan, lang: str) -> list[str]:
     cur = res.scenario.currency
-    f = _factor(res)
     lines = []
     if p.bm and p.reserved:
         lines.append(t("plan.sum_lease", lang, r=p.reserved, price=p.lease_per_gpu_hour * 24, currency=cur,
                        days=res.scenario.days_per_month, total=p.lease_per_month))
     if p.ops_per_month:
         lines.append(t("plan.sum_ops", lang, total=p.ops_per_month))
-    spill_h = p.spill_gpu_hours_per_month
-    if p.ct and spill_h > 0:
+    f = _factor(res)
+    elastic_h = float(p.demand_elastic.sum()) * f
+    spill_h = p.spill_gpu_hours_per_month - elastic_h
+    if p.ct and spill_h > 1e-9:
         lines.append(t("plan.sum_containers", lang, hours=spill_h, price=p.ct.price_per_gpu_hour.mid, currency=cur,
-                       sd=p.slowdown, total=p.spill_per_month + p.elastic_per_month))
+                       sd=p.slowdown, total=p.spill_per_month))
+    if p.ct and elastic_h > 1e-9:
+        lines.append(t("plan.sum_elastic", lang, hours=elastic_h, price=p.ct.price_per_gpu_hour.mid, currency=cur,
+                       sd=p.slowdown_elastic, total=p.elastic_per_month))
     lines.append(t("plan.sum_total", lang, total=p.hybrid_per_month, currency=cur))
-    del f
     return lines
 
 
@@ -177,7 +181,8 @@ def explain_lines(res: PlanResult, lang: str) -> list[str]:
         lo, hi = max(0, best - 3), min(len(p.sizing.candidates), best + 4)
         for r, c in zip(p.sizing.candidates[lo:hi], p.sizing.costs[lo:hi], strict=True):
             mark = " ←" if int(r) == p.reserved else ""
-            elastic = float(p.demand_elastic.sum()) * (p.ct.price_per_gpu_hour.mid if p.ct else 0.0) * p.slowdown
+            ct_price = p.ct.price_per_gpu_hour.mid if p.ct else 0.0
+            elastic = float(p.demand_elastic.sum()) * ct_price * p.slowdown_elastic
             lines.append(f"    R={int(r):>4}  {(float(c) + elastic) * f:>14,.0f}{mark}")
     return lines
 
