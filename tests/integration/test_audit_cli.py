@@ -45,8 +45,19 @@ def test_json_contract(logs, capsys) -> None:
         "busy_share",
         "class",
         "evidence",
+        "timeline",
     }
     assert all(set(g) == gpu_keys for g in out["gpus"])
+    # The heat map's hourly bins: one shared start and length; the busy GPU's missing hour is null.
+    tls = {(g["node"], g["gpu"]): g["timeline"] for g in out["gpus"]}
+    assert {(tl["start"], tl["step_s"], len(tl["util"])) for tl in tls.values()} == {
+        ("2024-03-04T00:00:00Z", 3600, 6)
+    }
+    assert tls[("nodeA", "4")]["util"][2] is None  # busy_gap: no sample 02:00-03:00
+    assert all(v is not None and v > 0.85 for i, v in enumerate(tls[("nodeA", "4")]["util"]) if i != 2)
+    assert all(v is not None and v < 0.05 for v in tls[("nodeA", "2")]["util"])  # idle
+    mixed = tls[("nodeA", "3")]["util"]  # the job ended after 40% of 6 h
+    assert mixed[0] > 0.9 and mixed[1] > 0.9 and mixed[3:] == [0.0, 0.0, 0.0]
     for g in out["gpus"]:
         assert 0 <= g["mean_util"] <= 1 and 0 <= g["idle_share"] <= 1 and 0 <= g["busy_share"] <= 1
     assert {"gpus", "mean_util", "gpu_hours_observed", "gpu_hours_busy", "cost", "idle_cost"} <= set(

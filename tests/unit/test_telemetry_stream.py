@@ -83,9 +83,12 @@ def _reference(key: np.ndarray, t: np.ndarray, u32: np.ndarray, n_keys: int) -> 
                 lb[k] = float(run_len[(rk == k) & (rs == 1)].max(initial=0.0)) / 3600.0
                 li[k] = float(run_len[(rk == k) & (rs == 0)].max(initial=0.0)) / 3600.0
     out |= {"switches": switches, "median_run_min": med_run, "longest_busy_h": lb, "longest_idle_h": li}
-    hours: dict[tuple[int, int], float] = {}
-    for k, h, v in zip(key.tolist(), (t // 3_600_000).tolist(), (w * u).tolist(), strict=True):
-        hours[(k, h)] = hours.get((k, h), 0.0) + v
+    hours: dict[tuple[int, int], tuple[float, float, float]] = {}
+    cols = zip(key.tolist(), (t // 3_600_000).tolist(), (w * u).tolist(), (w * (u >= IDLE_CUT)).tolist(),
+               w.tolist(), strict=True)
+    for k, h, wu, inuse, obs in cols:  # an interval counts in the hour in which it starts
+        a, b, c = hours.get((k, h), (0.0, 0.0, 0.0))
+        hours[(k, h)] = (a + wu, b + inuse, c + obs)
     out["hourly"] = hours  # type: ignore[assignment]
     del n
     return out
@@ -131,10 +134,13 @@ def test_streamed_fold_equals_whole_frame(gpus: list[list[tuple[int, int]]], cut
     ref = _reference(key[order], t[order], u[order], len(gpus))
     for name, want in ref.items():
         if name == "hourly":
-            got = {(int(k), int(h)): v for k, h, v in agg.hourly.select("key", "hour", "util_s").iter_rows()}
+            got = {
+                (int(k), int(h)): v
+                for k, h, *v in agg.hourly.select("key", "hour", "util_s", "inuse_s", "obs_s").iter_rows()
+            }
             assert set(got) == set(want)
             for kh, v in want.items():
-                assert got[kh] == pytest.approx(v, rel=1e-9, abs=1e-9)
+                assert got[kh] == pytest.approx(list(v), rel=1e-9, abs=1e-9)
             continue
         np.testing.assert_allclose(getattr(agg, name), want, rtol=1e-9, atol=1e-9, err_msg=name)
 

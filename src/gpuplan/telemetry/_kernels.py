@@ -214,9 +214,10 @@ def parse_block(buf, start, ncol, i_time, i_gpu, i_util, unit_start, unit_len, u
 
 # Per-GPU integer state columns (si) and float state columns (sf).
 I_HAS, I_LAST_T, I_COUNT, I_FIRST_T, I_DT, I_DTN, I_HOUR, I_REC = range(8)
-F_LAST_U, F_OBS, F_WU, F_IDLE, F_BUSY, F_FED, F_HWU, F_HWB, F_REC_W = range(9)
+# F_HWU, F_HWB, F_HWO: the open clock hour's util x time, in-use time, observed time.
+F_LAST_U, F_OBS, F_WU, F_IDLE, F_BUSY, F_FED, F_HWU, F_HWB, F_REC_W, F_HWO = range(10)
 N_SI = 8
-N_SF = 9
+N_SF = 10
 
 
 @njit(cache=True)
@@ -281,11 +282,14 @@ def accumulate(  # type: ignore[no-untyped-def]
                     o_hour[n_hour, 1] = si[k, I_HOUR]
                     o_hour_f[n_hour, 0] = sf[k, F_HWU]
                     o_hour_f[n_hour, 1] = sf[k, F_HWB]
+                    o_hour_f[n_hour, 2] = sf[k, F_HWO]
                     n_hour += 1
                 si[k, I_HOUR] = h
                 sf[k, F_HWU] = 0.0
                 sf[k, F_HWB] = 0.0
+                sf[k, F_HWO] = 0.0
             sf[k, F_HWU] += w * u0
+            sf[k, F_HWO] += w
             if u0 >= idle_below:
                 sf[k, F_HWB] += w
         else:

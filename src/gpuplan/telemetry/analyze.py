@@ -15,10 +15,16 @@ Definitions (also in docs/audit.md and `--explain`):
   switches, at least STARVED_SWITCHES_PER_HOUR an hour, median stretch <= STARVED_MAX_RUN_MIN minutes);
   mixed (a busy stretch and a near-idle stretch each at least MIXED_MIN_RUN_H long: a job started or
   ended); partial (none of these: a steady, partial load).
+- Timeline (the report's heat map): per GPU, bins of clock hours from the fleet's first to its last
+  observed hour (all GPUs share start and length), each the time-weighted mean over the observed
+  time in it (sum(w * u) / sum(w), an interval counted in the hour it starts), None where nothing
+  was observed (a gap is not idle). Spans of more than TIMELINE_MAX_BINS hours take wider bins
+  (TIMELINE_BIN_HOURS, then doubling weeks) so that no GPU has more than TIMELINE_MAX_BINS.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +42,8 @@ STARVED_MAX_RUN_MIN = 10.0
 MIXED_MIN_RUN_H = 0.5
 RULE_70 = 0.70
 CLASSES = ("busy", "idle", "starved", "mixed", "partial")
+TIMELINE_MAX_BINS = 24 * 60
+TIMELINE_BIN_HOURS = (1, 2, 4, 6, 12, 24, 48, 168)  # then 2, 4, 8, ... weeks
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class GpuStat:
     busy_hours: float  # sum(w * u): GPU-hours of kernel activity
     idle_hours: float  # time with u < 0.05
     fed_util: float  # mean utilisation while busy (u >= 0.70): what the GPU does when fed
+    timeline: list[float | None] = field(default_factory=list)  # one value per bin (None: no data)
     cost: float | None = None
     idle_cost: float | None = None
     starved_savings: float | None = None
@@ -105,6 +114,8 @@ class AuditResult:
     bad_by_kind: dict[str, int]
     bad_examples: dict[str, list[str]]
     notes: list[str] = field(default_factory=list)
+    timeline_start_ms: int | None = None  # start of the first bin (UTC ms); None: no timeline
+    timeline_step_s: int = 3600
 
 
 def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
@@ -128,6 +139,8 @@ def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
         idle_share = np.where(obs > 0, idle_t / obs, 0.0)
         busy_share = np.where(obs > 0, busy_t / obs, 0.0)
         fed = np.where(busy_t > 0, fed_w / np.maximum(busy_t, 1e-12), 0.0)
+
+    tl_start, tl_step_h, tl = _timelines(a.hourly, n_keys)
 
     stats: list[GpuStat] = []
     for k in range(n_keys):
@@ -158,6 +171,7 @@ def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
             busy_hours=float(busy[k]) / 3600.0,
             idle_hours=float(idle_t[k]) / 3600.0,
             fed_util=float(fed[k]),
+            timeline=[None if np.isnan(v) else float(v) for v in tl[k].tolist()] if tl is not None else [],
         )
         if price is not None:
             g.cost = hours * price.per_gpu_hour
@@ -197,7 +211,39 @@ def analyze(samples: Samples, price: Price | None = None) -> AuditResult:
         bad_by_kind=samples.bad.by_kind(),
         bad_examples=samples.bad.examples_by_kind(),
         notes=list(samples.notes),
+        timeline_start_ms=None if tl_start is None else tl_start * 3_600_000,
+        timeline_step_s=tl_step_h * 3600,
     )
+
+
+def timeline_bins(first_h: int, last_h: int) -> tuple[int, int, int]:
+    """(first bin's start in hours since the epoch, hours per bin, number of bins) covering the clock
+    hours first_h..last_h with at most TIMELINE_MAX_BINS bins. Bins of a whole divisor of a day start
+    at a multiple of their width (so at UTC midnight too), wider ones at the UTC midnight before
+    first_h."""
+    width = 0
+    for i in itertools.count():
+        width = TIMELINE_BIN_HOURS[i] if i < len(TIMELINE_BIN_HOURS) else 168 * 2 ** (i - len(TIMELINE_BIN_HOURS) + 1)
+        start = first_h - first_h % width if 24 % width == 0 else first_h - first_h % 24
+        n = (last_h - start) // width + 1
+        if n <= TIMELINE_MAX_BINS:
+            return start, width, n
+    raise AssertionError("unreachable")
+
+
+def _timelines(hourly: Any, n_keys: int) -> tuple[int | None, int, np.ndarray | None]:
+    """Per GPU key, the mean utilisation over observed time in each bin (NaN: nothing observed)."""
+    if hourly.height == 0 or n_keys == 0:
+        return None, 1, None
+    hour = hourly["hour"].to_numpy()
+    key = hourly["key"].to_numpy().astype(np.int64)
+    start, width, n = timeline_bins(int(hour.min()), int(hour.max()))
+    idx = key * n + (hour - start) // width
+    util_s = np.bincount(idx, weights=hourly["util_s"].to_numpy(), minlength=n_keys * n)
+    obs_s = np.bincount(idx, weights=hourly["obs_s"].to_numpy(), minlength=n_keys * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        util = np.where(obs_s > 0, util_s / obs_s, np.nan)
+    return start, width, np.clip(util, 0.0, 1.0).reshape(n_keys, n)
 
 
 def _gpu_sort(gpu: str) -> tuple[int, int, str]:

@@ -5,6 +5,7 @@ Rendering never computes: every number comes from the result; this module only r
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from gpuplan.i18n import t
@@ -17,8 +18,20 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
+def _timeline(res: AuditResult, g: GpuStat) -> dict[str, Any] | None:
+    if res.timeline_start_ms is None:
+        return None
+    start = datetime.fromtimestamp(res.timeline_start_ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "start": start,
+        "step_s": res.timeline_step_s,
+        "util": [None if v is None else round(v, 3) for v in g.timeline],
+    }
+
+
 def to_json(res: AuditResult, demand: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The `-o json` contract; keys beyond the issue's are additive (bad_examples, money details)."""
+    """The `-o json` contract; keys beyond the issue's are additive (bad_examples, money details,
+    `gpus[].timeline`: the heat map's bins, `{"start": ISO UTC, "step_s": 3600, "util": [ratio | null]}`)."""
     price = res.price
     fleet: dict[str, Any] = {
         "gpus": res.fleet.gpus,
@@ -60,6 +73,7 @@ def to_json(res: AuditResult, demand: dict[str, Any] | None = None) -> dict[str,
                 "busy_share": _r(g.busy_share),
                 "class": g.cls,
                 "evidence": g.evidence,
+                "timeline": _timeline(res, g),
             }
             for g in res.gpus
         ],

@@ -5,7 +5,8 @@ can tell a gap from a slow sample, and the median is only known at the end. So e
 (in input order) is folded by one compiled pass (`_kernels.accumulate`) into:
 
 - running sums over the intervals that can never be gaps (at most MIN_GAP_S long): observed time,
-  time x utilisation, idle time, busy time, busy time x utilisation, and the same per clock hour;
+  time x utilisation, idle time, busy time, busy time x utilisation; per clock hour: time x
+  utilisation, time in use and observed time;
 - counts of each interval length (run-length coded; few distinct values in practice) for the median;
 - the intervals longer than MIN_GAP_S, one row each: resolved into gap or not once the median is known;
 - the busy / near-idle stretches as records (state, time so far, the long interval that closes the
@@ -42,6 +43,7 @@ MIN_GAP_S = 30.0
 DEFAULT_INTERVAL_S = 60.0  # a GPU with a single sample: assume a minute
 _COMPACT_EVERY = 64  # slices between merges of the interval-count tables
 _SLICE = 1 << 16  # samples folded per call of the compiled loop
+_N_SF = 10  # = _kernels.N_SF (not imported here: numba loads only when a block is folded)
 
 
 @dataclass
@@ -63,7 +65,9 @@ class Aggregates:
     median_run_min: np.ndarray  # NaN when the GPU has no busy or near-idle stretch
     longest_busy_h: np.ndarray
     longest_idle_h: np.ndarray
-    hourly: pl.DataFrame  # key (u32), hour (i64, hours since the epoch), util_s, inuse_s
+    # key (u32), hour (i64, hours since the epoch), util_s (sum w*u), inuse_s (sum w where u >= 5%),
+    # obs_s (sum w: observed time; an interval counts in the hour in which it starts)
+    hourly: pl.DataFrame
 
     @property
     def n_keys(self) -> int:
@@ -75,7 +79,7 @@ class StreamAccumulator:
     """Folds blocks of samples (key, t ms, u) in input order; `finalize` gives `Aggregates`."""
 
     si: np.ndarray = field(default_factory=lambda: _new_si(0))
-    sf: np.ndarray = field(default_factory=lambda: np.zeros((0, 9)))
+    sf: np.ndarray = field(default_factory=lambda: np.zeros((0, _N_SF)))
     dt_parts: list[pl.DataFrame] = field(default_factory=list)
     pend: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     hours: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
@@ -87,7 +91,7 @@ class StreamAccumulator:
             return
         size = max(n_keys, 2 * have, 16)
         si = _new_si(size)
-        sf = np.zeros((size, 9))
+        sf = np.zeros((size, _N_SF))
         si[:have] = self.si
         sf[:have] = self.sf
         self.si, self.sf = si, sf
@@ -117,7 +121,7 @@ class StreamAccumulator:
         o_pend = np.empty((m, 3), dtype=np.int64)
         o_pend_u = np.empty(m)
         o_hour = np.empty((m, 2), dtype=np.int64)
-        o_hour_f = np.empty((m, 2))
+        o_hour_f = np.empty((m, 3))
         o_rec = np.empty((2 * m, 4), dtype=np.int64)
         o_rec_w = np.empty(2 * m)
         n_dt, n_pend, n_hour, n_rec = accumulate(
@@ -175,7 +179,7 @@ class StreamAccumulator:
         if open_h.any():
             ks = np.flatnonzero(open_h)
             hour_i.append(np.column_stack([ks, si[ks, kk.I_HOUR]]))
-            hour_f.append(sf[ks][:, [kk.F_HWU, kk.F_HWB]])
+            hour_f.append(sf[ks][:, [kk.F_HWU, kk.F_HWB, kk.F_HWO]])
 
         rec_i = [r[0] for r in self.recs]
         rec_w = [r[1] for r in self.recs]
@@ -206,7 +210,7 @@ class StreamAccumulator:
             gap_s += np.bincount(pk, weights=np.where(is_gap, pdt - med, 0.0), minlength=n_keys)
             gaps += np.bincount(pk[is_gap], minlength=n_keys)
             hour_i.append(np.column_stack([pk, pt // 3_600_000]))
-            hour_f.append(np.column_stack([w * pu, w * (pu >= IDLE_CUT)]))
+            hour_f.append(np.column_stack([w * pu, w * (pu >= IDLE_CUT), w]))
         # The last sample of each GPU stands for one median interval.
         ks = np.flatnonzero(has)
         if len(ks):
@@ -214,7 +218,7 @@ class StreamAccumulator:
             w = interval[ks]
             _add_sums(ks, w, lu, n_keys, obs, wu, idle, busy, fed)
             hour_i.append(np.column_stack([ks, si[ks, kk.I_LAST_T] // 3_600_000]))
-            hour_f.append(np.column_stack([w * lu, w * (lu >= IDLE_CUT)]))
+            hour_f.append(np.column_stack([w * lu, w * (lu >= IDLE_CUT), w]))
             state = np.where(lu >= BUSY_CUT, 1, np.where(lu < NEAR_IDLE_CUT, 0, 2))
             last = state != 2
             kl = ks[last]
@@ -232,15 +236,22 @@ class StreamAccumulator:
                         "hour": hi[:, 1],
                         "util_s": hf[:, 0],
                         "inuse_s": hf[:, 1],
+                        "obs_s": hf[:, 2],
                     }
                 )
                 .group_by("key", "hour")
-                .agg(pl.col("util_s").sum(), pl.col("inuse_s").sum())
+                .agg(pl.col("util_s").sum(), pl.col("inuse_s").sum(), pl.col("obs_s").sum())
                 .sort("key", "hour")
             )
         else:
             hourly = pl.DataFrame(
-                schema={"key": pl.UInt32, "hour": pl.Int64, "util_s": pl.Float64, "inuse_s": pl.Float64}
+                schema={
+                    "key": pl.UInt32,
+                    "hour": pl.Int64,
+                    "util_s": pl.Float64,
+                    "inuse_s": pl.Float64,
+                    "obs_s": pl.Float64,
+                }
             )
         return Aggregates(
             samples=si[:, kk.I_COUNT].copy() * has,
