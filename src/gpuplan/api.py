@@ -6,12 +6,15 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.advise import WorkloadAdvice, advise
 from gpuplan.catalog import Catalog, load_catalog
 from gpuplan.errors import GpuplanError
 from gpuplan.models import Overhead, Scenario
+
+if TYPE_CHECKING:
+    from gpuplan.planner import PlanResult
 from gpuplan.scenario import load_scenario, scenario_from_text
 
 
@@ -104,7 +107,7 @@ def plan(
     trace: str | Path | None = None,
     trace_format: str = "auto",
     queueing: str = "best-effort-fifo",
-):  # type: ignore[no-untyped-def]
+) -> PlanResult:
     """Size the hybrid pool for a scenario; demand from its workloads, a demand CSV, or a job trace."""
     from gpuplan import demand as demand_mod
     from gpuplan.planner import plan_pools

@@ -152,7 +152,7 @@ def _prices(scenario: Path, gpu: str | None, catalog: Path | None):  # type: ign
         value = getattr(pp, name)
         if value is None or math.isnan(value):
             raise ScenarioError(
-                f"no {mode} offer for GPU {getattr(pp, 'gpu', gpu)!r}",
+                f"no {mode} offer for GPU {pp.gpu!r}",
                 file=scenario,
                 field="offers",
                 hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",

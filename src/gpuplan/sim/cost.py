@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import gpuplan.pricing as gpuplan_pricing
 
 
 @dataclass(frozen=True)
@@ -44,37 +47,26 @@ class PoolPrices:
             raise ValueError("container_slowdown is a factor > 0 (1.10 = 10% slower)")
 
 
-def from_pool_prices(obj: Any, days_per_month: float = 30.0) -> PoolPrices:
-    """Map an object with pool-price attributes (`gpuplan.pricing.pool_prices(...)`) onto `PoolPrices`.
+def from_pool_prices(pp: gpuplan_pricing.PoolPrices, days_per_month: float = 30.0) -> PoolPrices:
+    """The replay's prices from `gpuplan.pricing.pool_prices(...)`; a NaN range end (no such offer) becomes None."""
 
-    Range ends are read as `lease_low`/`lease_high`/`container_low`/`container_high` or as
-    `lease_per_gpu_hour_low`/... ; NaN (an offer the scenario lacks) becomes None for the ends."""
-
-    def get(*names: str, default: Any = None) -> Any:
-        for name in names:
-            value = getattr(obj, name, None)
-            if value is not None:
-                return value
-        return default
-
-    def opt(*names: str) -> float | None:
-        value = get(*names)
-        return None if value is None or math.isnan(float(value)) else float(value)
+    def opt(value: float) -> float | None:
+        return None if math.isnan(value) else float(value)
 
     return PoolPrices(
-        currency=str(get("currency", default="")),
-        lease_per_gpu_hour=float(get("lease_per_gpu_hour")),
-        ops_per_gpu_hour=float(get("ops_per_gpu_hour", default=0.0)),
-        container_per_gpu_hour=float(get("container_per_gpu_hour")),
-        container_slowdown=float(get("container_slowdown", default=1.0)),
-        lease_per_gpu_hour_low=opt("lease_per_gpu_hour_low", "lease_low"),
-        lease_per_gpu_hour_high=opt("lease_per_gpu_hour_high", "lease_high"),
-        container_per_gpu_hour_low=opt("container_per_gpu_hour_low", "container_low"),
-        container_per_gpu_hour_high=opt("container_per_gpu_hour_high", "container_high"),
-        offer_bare_metal=str(get("offer_bare_metal", default="")),
-        offer_container=str(get("offer_container", default="")),
-        gpus_per_node=int(get("gpus_per_node", default=8)),
-        days_per_month=float(get("days_per_month", default=days_per_month)),
+        currency=pp.currency,
+        lease_per_gpu_hour=float(pp.lease_per_gpu_hour),
+        ops_per_gpu_hour=float(pp.ops_per_gpu_hour),
+        container_per_gpu_hour=float(pp.container_per_gpu_hour),
+        container_slowdown=float(pp.container_slowdown),
+        lease_per_gpu_hour_low=opt(pp.lease_low),
+        lease_per_gpu_hour_high=opt(pp.lease_high),
+        container_per_gpu_hour_low=opt(pp.container_low),
+        container_per_gpu_hour_high=opt(pp.container_high),
+        offer_bare_metal=pp.offer_bare_metal or "",
+        offer_container=pp.offer_container or "",
+        gpus_per_node=int(pp.gpus_per_node),
+        days_per_month=days_per_month,
     )
 
 
