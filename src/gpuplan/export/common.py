@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import yaml
 
+from gpuplan import reproducible
 from gpuplan.errors import ExportError
 from gpuplan.export import quantity
 from gpuplan.export.model import Plan, Pool
@@ -70,22 +71,16 @@ class ExportResult:
     stdout: str
 
 
-def timestamp(plan: Plan, options: ExportOptions, environ: dict[str, str] | None = None) -> str:
+def timestamp(plan: Plan, options: ExportOptions, environ: Mapping[str, str] | None = None) -> str:
     """When: --generated-at, else SOURCE_DATE_EPOCH (reproducible builds), else the plan's, else now."""
-    env = os.environ if environ is None else environ
     if options.generated_at:
         return options.generated_at
-    epoch = env.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        except ValueError as exc:
-            raise ExportError(
-                f"SOURCE_DATE_EPOCH: expected whole seconds, got {epoch!r}", field="SOURCE_DATE_EPOCH"
-            ) from exc
+    built = reproducible.build_time(environ)  # a bad value is a UsageError (exit 2) naming the variable
+    if built is not None:
+        return reproducible.stamp(built)
     if plan.generated_at:
         return plan.generated_at
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return reproducible.stamp(datetime.now(UTC))
 
 
 def header(target: str, plan: Plan, options: ExportOptions, extra: list[str] | None = None) -> str:
