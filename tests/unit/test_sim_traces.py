@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +201,67 @@ def test_unknown_header_and_all_skipped(tmp_path: Path) -> None:
     assert np.isfinite(
         read_trace(write(tmp_path, "ok.csv", "submit_time,duration,gpus\n0,1,1\n")).submit
     ).all()
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's zone is a daylight-saving one (clocks went forward 2017-03-12 02:00 there)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _philly_job(submitted: str, start: str, end: str) -> dict[str, object]:
+    return {
+        "jobid": "a",
+        "submitted_time": submitted,
+        "attempts": [{"start_time": start, "end_time": end, "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}],
+    }
+
+
+@pytest.mark.usefixtures("new_york")
+def test_philly_times_are_utc_not_the_machine_zone(tmp_path: Path) -> None:
+    # 01:00 -> 03:00 on the day New York skips an hour: two hours, read in UTC
+    job = _philly_job("2017-03-12 00:59:00", "2017-03-12 01:00:00", "2017-03-12 03:00:00")
+    tr = read_trace(write(tmp_path, "cluster_job_log", json.dumps([job])))
+    assert tr.duration.tolist() == [7200]
+    assert tr.submit.tolist() == [datetime(2017, 3, 12, 0, 59, tzinfo=UTC).timestamp()]
+
+
+@pytest.mark.usefixtures("new_york")
+@pytest.mark.parametrize(
+    ("start", "end", "hours"),
+    [
+        ("2017-03-12 01:00:00-05:00", "2017-03-12 03:00:00-04:00", 1),  # the offsets say New York: 1 real hour
+        ("2017-03-12T06:00:00Z", "2017-03-12 08:00:00 +0000", 2),
+        ("2017-03-12 06:00:00.5+00", "2017-03-12 09:00:00.5+01:00", 2),
+    ],
+)
+def test_philly_times_with_an_offset_honour_it(tmp_path: Path, start: str, end: str, hours: int) -> None:
+    tr = read_trace(write(tmp_path, "cluster_job_log", json.dumps([_philly_job(start, start, end)])))
+    assert tr.duration.tolist() == [hours * 3600]
+
+
+@pytest.mark.parametrize("bad", ["2017-02-30 01:00:00", "2017-10-07 25:00:00", "07/10/2017 01:00", "2017-10-07"])
+def test_philly_bad_time(tmp_path: Path, bad: str) -> None:
+    job = _philly_job("2017-10-07 01:00:00", bad, "2017-10-07 02:00:00")
+    with pytest.raises(TraceError, match="expected a time like") as info:
+        read_trace(write(tmp_path, "cluster_job_log", json.dumps([job])))
+    assert info.value.field == "[0].attempts[0].start_time" and info.value.hint
+
+
+@pytest.mark.usefixtures("new_york")
+def test_helios_times_are_utc_unless_offset(tmp_path: Path) -> None:
+    head = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,queue\n"
+    p = write(
+        tmp_path,
+        "cluster_log.csv",
+        head + "j1,u,vc1,8,16,1,COMPLETED,2017-03-12 00:59:00,2017-03-12 01:00:00,2017-03-12 03:00:00,60\n"
+        "j2,u,vc1,8,16,1,COMPLETED,2017-03-12 00:59:00,2017-03-12 01:00:00-05:00,2017-03-12 03:00:00-04:00,60\n"
+        "j3,u,vc1,8,16,1,COMPLETED,2017-03-12 00:59:00Z,2017-03-12 06:00:00Z,2017-03-12 09:00:00 +01:00,60\n",
+    )
+    tr = read_trace(p)
+    assert tr.duration.tolist() == [7200, 3600, 7200]
+    assert tr.submit.tolist() == [datetime(2017, 3, 12, 0, 59, tzinfo=UTC).timestamp()] * 3

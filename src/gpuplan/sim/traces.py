@@ -18,14 +18,17 @@ Per format (job; submit; run time; GPUs):
   the GPUs of the last attempt.
 - helios: a row of `cluster_log.csv`; submit_time; duration (or end_time - start_time); gpu_num.
 - tiresias: a row `job_id,num_gpu,submit_time,...,duration`; submit_time; duration; num_gpu.
+Written times (philly, helios) are UTC unless they carry an offset; the machine's zone never applies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,8 +61,12 @@ PAI_TASK_COLUMNS = (
     "gpu_type",
 )
 PAI_JOB_COLUMNS = ("job_name", "inst_id", "user", "status", "start_time", "end_time")
+# Trace times are wall-clock text. They are read as UTC unless the text carries its own offset (or Z):
+# never in the zone of the machine running the replay, which would shift jobs and stretch or shrink
+# any that span a daylight-saving change.
 HELIOS_TIME = "%Y-%m-%d %H:%M:%S"
-PHILLY_TIME = "%Y-%m-%d %H:%M:%S"
+HELIOS_TIME_WITH_OFFSET = "%Y-%m-%d %H:%M:%S%#z"  # %#z: +08:00, +0800, " +08:00" or Z
+PHILLY_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)\s*(Z|[+-]\d{2}(?::?\d{2})?)?")
 
 
 @dataclass(frozen=True)
@@ -426,7 +433,10 @@ def _read_helios(p: Path) -> Trace:
 
     def times(col: str, required: bool) -> np.ndarray:
         raw = df.get_column(col).str.strip_chars()
-        parsed = raw.str.to_datetime(HELIOS_TIME, strict=False, time_unit="ms")
+        # polars reads naive times as UTC (never the local zone); one with an offset converts to UTC
+        naive = raw.str.to_datetime(HELIOS_TIME, strict=False, time_unit="ms").cast(pl.Int64)
+        offset = raw.str.to_datetime(HELIOS_TIME_WITH_OFFSET, strict=False, time_unit="ms").cast(pl.Int64)
+        parsed = naive.fill_null(offset)
         bad = parsed.is_null() & raw.is_not_null() & (raw != "") & (raw.str.to_lowercase() != "none")
         if bad.any():
             i = int(bad.arg_max())  # type: ignore[arg-type]
@@ -435,9 +445,9 @@ def _read_helios(p: Path) -> Trace:
                 file=p,
                 line=i + 2,
                 field=col,
-                hint=f"{col} must be written YYYY-MM-DD HH:MM:SS.",
+                hint=f"{col} must be written YYYY-MM-DD HH:MM:SS (UTC unless an offset such as +08:00 follows).",
             )
-        sec = parsed.cast(pl.Int64).cast(pl.Float64) / 1000.0
+        sec = parsed.cast(pl.Float64) / 1000.0
         arr = sec.to_numpy().astype(np.float64)
         if required and np.isnan(arr).any():
             i = int(np.argmax(np.isnan(arr)))
@@ -600,15 +610,23 @@ def _philly_time(value: Any, where: str, p: Path) -> float | None:
             field=where,
             hint="Philly times are written YYYY-MM-DD HH:MM:SS.",
         )
-    try:
-        return datetime.strptime(value.strip(), PHILLY_TIME).timestamp()
-    except ValueError:
+    shape = PHILLY_TIME.fullmatch(value.strip())
+    when = None
+    if shape:
+        stamp, offset = shape.groups()
+        # the right shape can still name no such date or time (2017-02-30, 25:00:00): then None
+        with contextlib.suppress(ValueError):
+            when = datetime.fromisoformat(stamp + (offset or ""))
+    if when is None:
         raise TraceError(
             f"expected a time like 2017-10-07 01:12:09, got {value!r}",
             file=p,
             field=where,
-            hint="Philly times are written YYYY-MM-DD HH:MM:SS.",
-        ) from None
+            hint="Philly times are written YYYY-MM-DD HH:MM:SS (UTC unless an offset such as -07:00 follows).",
+        )
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)  # UTC, not the local zone: see the note at PHILLY_TIME
+    return when.timestamp()
 
 
 def _read_philly(p: Path) -> Trace:
