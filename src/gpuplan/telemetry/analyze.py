@@ -30,17 +30,20 @@ from typing import Any
 
 import numpy as np
 
+from gpuplan.constants import BUSY_CLASS_MEAN, IDLE_UTILIZATION_BELOW, UTILIZATION_THRESHOLD
 from gpuplan.telemetry.samples import Samples
 from gpuplan.telemetry.stream import BUSY_FROM, GAP_FACTOR, IDLE_BELOW, MIN_GAP_S, NEAR_IDLE_BELOW
 
-CLASS_BUSY_MEAN = 0.80
-CLASS_IDLE_MEAN = 0.05
-STARVED_MAX_MEAN = 0.70
+# Class thresholds on a GPU's mean (see gpuplan.constants for why each figure): idle is the same 5% as
+# an idle sample; the starved ceiling and the 70% rule are the article's threshold, as is BUSY_FROM.
+CLASS_BUSY_MEAN = BUSY_CLASS_MEAN
+CLASS_IDLE_MEAN = IDLE_UTILIZATION_BELOW
+STARVED_MAX_MEAN = UTILIZATION_THRESHOLD
 STARVED_MIN_SWITCHES = 6
 STARVED_SWITCHES_PER_HOUR = 2.0
 STARVED_MAX_RUN_MIN = 10.0
 MIXED_MIN_RUN_H = 0.5
-RULE_70 = 0.70
+RULE_70 = UTILIZATION_THRESHOLD
 CLASSES = ("busy", "idle", "starved", "mixed", "partial")
 TIMELINE_MAX_BINS = 24 * 60
 TIMELINE_BIN_HOURS = (1, 2, 4, 6, 12, 24, 48, 168)  # then 2, 4, 8, ... weeks

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gpuplan.i18n import t
-from gpuplan.telemetry.analyze import CLASSES, AuditResult, GpuStat, rules
+from gpuplan.telemetry.analyze import CLASSES, RULE_70, AuditResult, GpuStat, rules
 
 SCHEMA = "gpuplan.audit/1"
 
@@ -50,7 +50,7 @@ def to_json(res: AuditResult, demand: dict[str, Any] | None = None) -> dict[str,
         "price_per_gpu_hour": _r(price.per_gpu_hour) if price else None,
         "price_low": _r(price.low) if price and price.low is not None else None,
         "price_high": _r(price.high) if price and price.high is not None else None,
-        "rule_70": {"threshold": 0.7, "below": res.rule_70_below, "gpus_below": res.gpus_below_70},
+        "rule_70": {"threshold": RULE_70, "below": res.rule_70_below, "gpus_below": res.gpus_below_70},
     }
     out: dict[str, Any] = {
         "schema": SCHEMA,

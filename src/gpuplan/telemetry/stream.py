@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuplan.constants import IDLE_UTILIZATION_BELOW, UTILIZATION_THRESHOLD
+
 if TYPE_CHECKING:
     import polars as pl
 
-# Kept in sync with gpuplan.telemetry.analyze (imported there from here).
-IDLE_BELOW = 0.05
-BUSY_FROM = 0.70
+# The per-sample thresholds; analyze imports them from here. Idle and busy are defined once, in
+# gpuplan.constants (busy is the article's 70% rule, the same figure as the catalog's).
+IDLE_BELOW = IDLE_UTILIZATION_BELOW
+BUSY_FROM = UTILIZATION_THRESHOLD
 NEAR_IDLE_BELOW = 0.20
 # Utilisation is held as float32, where 70 % reads 0.6999999881: every comparison uses these cuts,
 # a hair below the thresholds, so that a sample of exactly 70 % counts as busy (>= 0.70), as documented.
