@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "export",
     "serve",
     "catalog",
+    "schema",
 )
 
 for _name in COMMAND_MODULES:

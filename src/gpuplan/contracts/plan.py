@@ -1,0 +1,111 @@
+"""`gpuplan.plan/1`: what `gpuplan plan -o json` prints (assembled by `render.plan.plan_json`), and what
+`gpuplan export` reads.
+
+Money is per month (`days_per_month` x 24 hours) in `currency`; a figure the plan cannot price (no
+offer of that mode, NaN inside) is null.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gpuplan.contracts._base import Count, Int, OpenRecord, Record
+
+SCHEMA = "gpuplan.plan/1"
+
+Queueing = Literal["strict-fifo", "best-effort-fifo"]
+LeaseUnit = Literal["gpu", "node"]
+Placement = Literal["bare-metal", "container", "split"]
+Kind = Literal["training", "fine-tuning", "experiment", "inference"]
+Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
+
+Money = float | None
+
+
+class PoolDemand(Record):
+    peak: float = Field(ge=0, description="Highest hourly demand, GPUs.")
+    mean: float = Field(ge=0, description="Mean hourly demand, GPUs.")
+    start: str = Field(description="First hour of `hourly`, ISO 8601 UTC (`2026-01-05T00:00:00Z`).")
+    hourly: list[float] = Field(description="GPUs wanted in each hour of the horizon.")
+
+
+class PoolCostPerMonth(OpenRecord):
+    lease: Money
+    ops: Money
+    spill: Money = Field(description="Containers for demand above the leased cards.")
+    elastic: Money = Field(description="Containers for work that requires elastic capacity.")
+    hybrid: Money = Field(description="lease + ops + spill + elastic.")
+
+
+class Marginal(Record):
+    ratio: float | None = Field(
+        description="Lease price over container price x slowdown: a leased card pays when busy a larger "
+        "share of hours than this."
+    )
+    share_above_reserved_minus_step: float | None = Field(description="Share of hours demand exceeds R - step.")
+    share_above_reserved: float | None = Field(description="Share of hours demand exceeds R.")
+
+
+class PlanPool(Record):
+    gpu: str = Field(description="Catalog GPU id.")
+    vendor: str
+    offer_bare_metal: str | None
+    offer_container: str | None
+    reserved_gpus: Count = Field(description="Cards to lease (bare metal): the optimum R.")
+    nodes: Count
+    gpus_per_node: Int = Field(ge=1)
+    lease_unit: LeaseUnit
+    demand: PoolDemand
+    reserved_utilization: float | None
+    reserved_gpus_low: Count = Field(description="The optimum at the low end of the price ranges.")
+    reserved_gpus_high: Count = Field(description="The optimum at the high end of the price ranges.")
+    container_slowdown: float | None
+    cost_per_month: PoolCostPerMonth
+    marginal: Marginal
+
+
+class PlanAssignment(Record):
+    workload: str
+    placement: Placement
+    reason: str = Field(description="Why, in the output language.")
+    gpu: str
+    gpus: Int = Field(ge=1)
+    kind: Kind
+    requires: list[Requirement]
+    pool_share: float | None = Field(description="Share of the workload's GPU-hours the leased pool serves.")
+
+
+class PlanCostPerMonth(OpenRecord):
+    hybrid: Money
+    hybrid_low: Money
+    hybrid_high: Money
+    all_bare_metal: Money
+    all_container: Money
+
+
+class CurvePoint(Record):
+    gpu: str
+    reserved_gpus: Count
+    cost_per_month: Money
+    cost_per_month_low: Money = Field(
+        default=None, description="Absent when the low/high sizing ran over other candidates."
+    )
+    cost_per_month_high: Money = Field(default=None, description="As `cost_per_month_low`.")
+
+
+class PlanResult(Record):
+    """`gpuplan plan -o json`: per GPU type, the cards to lease and what spills to containers."""
+
+    schema_: Literal["gpuplan.plan/1"] = Field(alias="schema")
+    currency: str
+    scenario: str | None = Field(description="The scenario file; null for a scenario given as text.")
+    generated_at: str = Field(description="ISO 8601 UTC; SOURCE_DATE_EPOCH when set.")
+    queueing: Queueing
+    horizon_hours: Int = Field(ge=0)
+    demand_source: str = Field(description="`schedules`, or the demand file the curve came from.")
+    pools: list[PlanPool]
+    assignments: list[PlanAssignment]
+    cost_per_month: PlanCostPerMonth
+    curve: list[CurvePoint] = Field(description="Monthly cost against the leased cards R, per pool.")
