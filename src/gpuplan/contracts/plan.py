@@ -11,11 +11,11 @@ from typing import Literal
 
 from pydantic import Field
 
+from gpuplan.constants import Queueing
 from gpuplan.contracts._base import Count, Int, OpenRecord, Record
 
 SCHEMA = "gpuplan.plan/1"
 
-Queueing = Literal["strict-fifo", "best-effort-fifo"]
 LeaseUnit = Literal["gpu", "node"]
 Placement = Literal["bare-metal", "container", "split"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
@@ -36,7 +36,8 @@ class PoolCostPerMonth(OpenRecord):
     ops: Money
     spill: Money = Field(description="Containers for demand above the leased cards.")
     elastic: Money = Field(description="Containers for work that requires elastic capacity.")
-    hybrid: Money = Field(description="lease + ops + spill + elastic.")
+    hybrid: Money = Field(description="The pool's whole monthly cost.")
+    setup: Money = Field(default=None, description="One-off setup labour spread over the horizon (an addition).")
 
 
 class Marginal(Record):
@@ -63,6 +64,7 @@ class PlanPool(Record):
     reserved_gpus_high: Count = Field(description="The optimum at the high end of the price ranges.")
     container_slowdown: float | None
     cost_per_month: PoolCostPerMonth
+    lease_hours: float | None = Field(default=None, description="Paid hours of the lease (an addition).")
     marginal: Marginal
 
 
@@ -103,7 +105,10 @@ class PlanResult(Record):
     scenario: str | None = Field(description="The scenario file; null for a scenario given as text.")
     generated_at: str = Field(description="ISO 8601 UTC; SOURCE_DATE_EPOCH when set.")
     queueing: Queueing
-    horizon_hours: Int = Field(ge=0)
+    horizon_hours: Int = Field(ge=0, description="Hours of the demand curve.")
+    calendar_hours: float | None = Field(
+        default=None, description="Calendar hours the per-month figures divide by (an addition)."
+    )
     demand_source: str = Field(description="`schedules`, or the demand file the curve came from.")
     pools: list[PlanPool]
     assignments: list[PlanAssignment]

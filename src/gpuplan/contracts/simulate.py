@@ -30,7 +30,9 @@ class SimulateCost(OpenRecord):
     currency: str
     offer_bare_metal: str
     offer_container: str
-    span_hours: float = Field(description="First submit to last end: the hours the R cards are leased.")
+    span_hours: float = Field(description="The trace's calendar span: the hours the R cards are leased.")
+    billed_gpus: Count | None = Field(default=None, description="Cards paid for (whole nodes) (an addition).")
+    nodes: Count | None = Field(default=None, description="Nodes leased (an addition).")
     lease: float
     ops: float
     burst: float
