@@ -93,19 +93,20 @@ def variants() -> list[dict[str, Any]]:
         a["placement"] = "container" if a["kind"] == "experiment" else "split"
     two = copy.deepcopy(seed)
     two["queueing"] = "strict-fifo"
-    two["pools"].append(
-        {
-            "gpu": "h100-sxm",
-            "vendor": "nvidia",
-            "offer_bare_metal": "bm-h100",
-            "offer_container": "aws-p5-h100",
-            "reserved_gpus": 16,
-            "nodes": 2,
-            "gpus_per_node": 8,
-            "lease_unit": "node",
-            "demand": {"peak": 20.5, "mean": 12},
-        }
+    # a second pool and its workloads: complete gpuplan.plan/1 objects, the seed's with other figures
+    h100 = copy.deepcopy(seed["pools"][0])
+    h100.update(
+        gpu="h100-sxm",
+        vendor="nvidia",
+        offer_bare_metal="bm-h100",
+        offer_container="aws-p5-h100",
+        reserved_gpus=16,
+        nodes=2,
+        gpus_per_node=8,
+        lease_unit="node",
     )
+    h100["demand"].update(peak=20.5, mean=12)
+    two["pools"].append(h100)
     two["assignments"].append(
         {
             "workload": "pretrain",
@@ -115,6 +116,7 @@ def variants() -> list[dict[str, Any]]:
             "gpus": 8,
             "kind": "training",
             "requires": ["compliance"],
+            "pool_share": 1.0,
         }
     )
     two["assignments"].append(
@@ -126,6 +128,7 @@ def variants() -> list[dict[str, Any]]:
             "gpus": 2,
             "kind": "inference",
             "requires": ["elastic"],
+            "pool_share": 0.0,
         }
     )
     only_leased = copy.deepcopy(seed)

@@ -107,8 +107,8 @@ def test_any_pool_shape_parses_back(reserved: int, per_node: int, extra: float, 
         gpus_per_node=per_node,
         lease_unit=lease_unit,
         nodes=-(-reserved // per_node),
-        demand={"peak": reserved + extra, "mean": reserved / 2},
     )
+    pool["demand"].update(peak=reserved + extra, mean=reserved / 2)
     data["assignments"] = [a for a in data["assignments"] if a["placement"] == "container"]
     data["assignments"][0]["gpus"] = 1
     plan = parse_plan(data, "h")
@@ -130,17 +130,19 @@ SLURMD = shutil.which("slurmd") or (Path("/usr/sbin/slurmd").is_file() and "/usr
 @pytest.mark.skipif(not SLURMD, reason="slurmd is not installed (Debian: apt-get install slurmd); CI has it")
 def test_slurmd_reads_the_config(tmp_path: Path) -> None:
     data = seed()
-    data["pools"].append(
-        {
-            "gpu": "h100-sxm",
-            "vendor": "nvidia",
-            "reserved_gpus": 16,
-            "nodes": 2,
-            "gpus_per_node": 8,
-            "lease_unit": "node",
-            "demand": {"peak": 20, "mean": 12},
-        }
+    h100 = copy.deepcopy(data["pools"][0])  # a complete gpuplan.plan/1 pool with other figures
+    h100.update(
+        gpu="h100-sxm",
+        vendor="nvidia",
+        offer_bare_metal=None,
+        offer_container=None,
+        reserved_gpus=16,
+        nodes=2,
+        gpus_per_node=8,
+        lease_unit="node",
     )
+    h100["demand"].update(peak=20, mean=12)
+    data["pools"].append(h100)
     result = export("slurm", parse_plan(data, "two-pools"), ExportOptions())
     conf = next(f for f in result.files if f.name == "gpuplan.conf")
     gres = next(f for f in result.files if f.name == "gres.conf")

@@ -1,7 +1,9 @@
 """The plan (`gpuplan plan -o json`, schema `gpuplan.plan/1`) as a small typed model for the exporters.
 
-Only the keys the exporters need are read; each is checked, and a bad value raises `ExportError`
-naming the JSON field path (`pools[0].reserved_gpus`), what was expected and a hint.
+The JSON is checked against the plan contract (`gpuplan.contracts.plan`), then for what the exporters
+need beyond it (cards fit the nodes, each workload's GPU has a pool, placements agree with
+requirements). A bad value raises `ExportError` naming the JSON field path (`pools[0].reserved_gpus`),
+what was expected and a hint.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +20,6 @@ from typing import Any
 from gpuplan.errors import ExportError
 
 SCHEMA = "gpuplan.plan/1"
-PLACEMENTS = ("bare-metal", "container", "split")
-QUEUEING = ("best-effort-fifo", "strict-fifo")
-LEASE_UNITS = ("gpu", "node")
 BARE_METAL_REQUIREMENTS = frozenset({"compliance", "custom-driver"})
 CONTAINER_REQUIREMENTS = frozenset({"elastic"})
 _HINT = "Produce the plan with `gpuplan plan SCENARIO -o json > plan.json`, or pass the scenario itself."
@@ -108,172 +109,192 @@ def slugify(text: str) -> str:
     return re.sub(r"-{2,}", "-", s) or "x"
 
 
-class _Reader:
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, path: str, message: str, hint: str | None = _HINT) -> ExportError:
-        return ExportError(message, file=self.source, field=path, hint=hint)
-
-    def get(
-        self,
-        obj: dict[str, Any],
-        key: str,
-        path: str,
-        kind: type | tuple[type, ...],
-        *,
-        required: bool = True,
-        default: Any = None,
-    ) -> Any:
-        full = f"{path}.{key}" if path else key
-        if key not in obj or obj[key] is None:
-            if required:
-                raise self.fail(full, f"missing; expected {_kind_name(kind)}")
-            return default
-        value = obj[key]
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(full, f"expected {_kind_name(kind)}, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.fail(full, f"expected {_kind_name(kind)}, got {type(value).__name__} {value!r}")
-        return value
-
-    def count(
-        self,
-        obj: dict[str, Any],
-        key: str,
-        path: str,
-        *,
-        minimum: int,
-        required: bool = True,
-        default: int = 0,
-    ) -> int:
-        value = self.get(obj, key, path, (int, float), required=required, default=default)
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise self.fail(f"{path}.{key}", f"must be a whole number, got {value!r}")
-            value = int(value)
-        if value < minimum:
-            raise self.fail(f"{path}.{key}", f"must be a whole number >= {minimum}, got {value!r}")
-        return int(value)
-
-    def choice(
-        self,
-        obj: dict[str, Any],
-        key: str,
-        path: str,
-        choices: tuple[str, ...],
-        *,
-        required: bool = True,
-        default: str | None = None,
-    ) -> str:
-        value = self.get(obj, key, path, str, required=required, default=default)
-        if value not in choices:
-            raise self.fail(
-                f"{path}.{key}" if path else key, f"expected one of {', '.join(choices)}, got {value!r}"
-            )
-        return str(value)
+# --- checking against the contract ------------------------------------------------------------
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "a mapping"}
-    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as the JSON path users read: ('pools', 0, 'gpu') -> pools[0].gpu."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _describe(annotation: Any) -> str:
+    """What a contract field holds, in words ("a whole number", "'gpu' or 'node'", "a string or null")."""
+    from pydantic import BaseModel
+
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _describe(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(_describe(a) for a in typing.get_args(annotation)))
+    if origin is typing.Literal:
+        values = [repr(v) for v in typing.get_args(annotation)]
+        return values[0] if len(values) == 1 else f"one of {', '.join(values)}"
+    if origin is list:
+        return "a list"
+    if origin is dict or (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return "a mapping"
+    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false", type(None): "null"}
+    return names.get(annotation, str(annotation))
+
+
+def _expected(loc: tuple[int | str, ...]) -> str | None:
+    """The description of the contract field at `loc`, or None when `loc` leaves the contract."""
+    from pydantic import BaseModel
+
+    from gpuplan.contracts.plan import PlanResult
+
+    current: Any = PlanResult
+    for part in loc:
+        origin = typing.get_origin(current)
+        if origin is typing.Annotated:
+            current = typing.get_args(current)[0]
+            origin = typing.get_origin(current)
+        if origin in (typing.Union, types.UnionType):  # Optional[X]: step into X
+            current = next(a for a in typing.get_args(current) if a is not type(None))
+            origin = typing.get_origin(current)
+        if isinstance(part, int) and origin is list:
+            current = typing.get_args(current)[0]
+        elif isinstance(part, str) and isinstance(current, type) and issubclass(current, BaseModel):
+            found = [f for name, f in current.model_fields.items() if (f.alias or name) == part]
+            if not found:
+                return None
+            current = found[0].rebuild_annotation()
+        else:
+            return None
+    return _describe(current)
+
+
+class _Short:
+    """An input value for a message: its repr, cut short (a wrong `hourly` list can be long)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _short(value: Any) -> Any:
+    return _Short(value) if isinstance(value, list | dict | str) else value
+
+
+_BOUNDS = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}
+
+
+def _error(exc: Any, source: str) -> ExportError:
+    """The first error of a pydantic `ValidationError` as an `ExportError` (field path, expected, got)."""
+    errors = exc.errors(include_url=False)
+    err = errors[0]
+    loc = tuple(err["loc"])
+    path = field_path(loc)
+    kind = err["type"]
+    got = _short(err.get("input"))
+    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    if not loc:
+        return ExportError(
+            f"expected a JSON object (the plan), got {type(err.get('input')).__name__}{more}",
+            file=source,
+            hint=_HINT,
+        )
+    if kind == "missing":
+        message = f"missing; expected {_expected(loc) or 'a value'}"
+    elif kind == "extra_forbidden":
+        hint = "Remove it (a misspelt key?); a plan written by a newer gpuplan may need that version to export."
+        return ExportError(f"is not a field of {SCHEMA}{more}", file=source, field=path, hint=hint)
+    elif kind in _BOUNDS:
+        bound = next(iter(err.get("ctx", {}).values()), "?")
+        message = f"must be {_expected(loc) or 'a number'} {_BOUNDS[kind]} {bound}, got {got!r}"
+    else:
+        message = f"expected {_expected(loc) or err['msg'].removeprefix('Input should be ')}, got {got!r}"
+    return ExportError(message + more, file=source, field=path, hint=_HINT)
 
 
 def parse_plan(data: Any, source: str = "<plan>") -> Plan:
-    """Check and convert the plan JSON (already decoded) into a `Plan`."""
-    r = _Reader(source)
-    if not isinstance(data, dict):
-        raise r.fail("", f"expected a JSON object (the plan), got {type(data).__name__}")
-    schema = r.get(data, "schema", "", str)
-    if schema != SCHEMA:
-        raise r.fail("schema", f"expected {SCHEMA!r}, got {schema!r}")
-    currency = r.get(data, "currency", "", str)
-    scenario = r.get(data, "scenario", "", str, required=False)
-    generated_at = r.get(data, "generated_at", "", str, required=False)
-    queueing = r.choice(data, "queueing", "", QUEUEING, required=False, default="best-effort-fifo")
+    """Check the plan JSON (already decoded) against `gpuplan.plan/1` and convert it into a `Plan`."""
+    from pydantic import ValidationError
 
-    raw_pools = r.get(data, "pools", "", list)
-    if not raw_pools:
-        raise r.fail("pools", "is empty; the plan sizes no pool, so there is nothing to export")
+    from gpuplan.contracts.plan import PlanResult
+
+    def fail(path: str, message: str) -> ExportError:
+        return ExportError(message, file=source, field=path, hint=_HINT)
+
+    if isinstance(data, dict) and "schema" in data and data["schema"] != SCHEMA:
+        # before the field checks: another schema (or version) fails on many fields, and this is why
+        raise fail("schema", f"expected {SCHEMA!r}, got {data['schema']!r}")
+    try:
+        contract = PlanResult.model_validate(data)
+    except ValidationError as exc:
+        raise _error(exc, source) from None
+
+    if not contract.pools:
+        raise fail("pools", "is empty; the plan sizes no pool, so there is nothing to export")
     pools: list[Pool] = []
-    for i, raw in enumerate(raw_pools):
+    for i, raw in enumerate(contract.pools):
         path = f"pools[{i}]"
-        if not isinstance(raw, dict):
-            raise r.fail(path, f"expected a mapping, got {type(raw).__name__}")
-        demand = r.get(raw, "demand", path, dict)
-        peak = r.get(demand, "peak", f"{path}.demand", (int, float))
-        mean = r.get(demand, "mean", f"{path}.demand", (int, float), required=False, default=0.0)
-        if peak < 0 or mean < 0:
-            raise r.fail(f"{path}.demand", f"peak and mean must be >= 0, got peak={peak} mean={mean}")
         pool = Pool(
-            gpu=r.get(raw, "gpu", path, str),
-            vendor=r.get(raw, "vendor", path, str),
-            offer_bare_metal=r.get(raw, "offer_bare_metal", path, str, required=False),
-            offer_container=r.get(raw, "offer_container", path, str, required=False),
-            reserved_gpus=r.count(raw, "reserved_gpus", path, minimum=0),
-            nodes=r.count(raw, "nodes", path, minimum=0),
-            gpus_per_node=r.count(raw, "gpus_per_node", path, minimum=1),
-            lease_unit=r.choice(raw, "lease_unit", path, LEASE_UNITS),
-            demand_peak=float(peak),
-            demand_mean=float(mean),
+            gpu=raw.gpu,
+            vendor=raw.vendor,
+            offer_bare_metal=raw.offer_bare_metal,
+            offer_container=raw.offer_container,
+            reserved_gpus=raw.reserved_gpus,
+            nodes=raw.nodes,
+            gpus_per_node=raw.gpus_per_node,
+            lease_unit=raw.lease_unit,
+            demand_peak=raw.demand.peak,
+            demand_mean=raw.demand.mean,
         )
         if pool.reserved_gpus > pool.nodes * pool.gpus_per_node:
-            raise r.fail(
+            raise fail(
                 f"{path}.reserved_gpus",
                 f"{pool.reserved_gpus} cards do not fit on {pool.nodes} node(s) of {pool.gpus_per_node}",
             )
         if pool.reserved_gpus > 0 and pool.nodes == 0:
-            raise r.fail(f"{path}.nodes", "is 0 but reserved_gpus is above 0")
+            raise fail(f"{path}.nodes", "is 0 but reserved_gpus is above 0")
         if any(p.gpu == pool.gpu for p in pools):
-            raise r.fail(f"{path}.gpu", f"{pool.gpu!r} appears in two pools")
+            raise fail(f"{path}.gpu", f"{pool.gpu!r} appears in two pools")
         pools.append(pool)
 
-    raw_assignments = r.get(data, "assignments", "", list, required=False, default=[])
     gpus = {p.gpu for p in pools}
     assignments: list[Assignment] = []
-    for i, raw in enumerate(raw_assignments):
+    for i, raw_a in enumerate(contract.assignments):
         path = f"assignments[{i}]"
-        if not isinstance(raw, dict):
-            raise r.fail(path, f"expected a mapping, got {type(raw).__name__}")
-        requires = r.get(raw, "requires", path, list, required=False, default=[])
-        for j, item in enumerate(requires):
-            if not isinstance(item, str):
-                raise r.fail(f"{path}.requires[{j}]", f"expected a string, got {item!r}")
         a = Assignment(
-            workload=r.get(raw, "workload", path, str),
-            placement=r.choice(raw, "placement", path, PLACEMENTS),
-            reason=r.get(raw, "reason", path, str, required=False, default=""),
-            gpu=r.get(raw, "gpu", path, str),
-            gpus=r.count(raw, "gpus", path, minimum=1),
-            kind=r.get(raw, "kind", path, str, required=False, default="training"),
-            requires=tuple(requires),
+            workload=raw_a.workload,
+            placement=raw_a.placement,
+            reason=raw_a.reason,
+            gpu=raw_a.gpu,
+            gpus=raw_a.gpus,
+            kind=raw_a.kind,
+            requires=tuple(raw_a.requires),
         )
         if a.gpu not in gpus:
-            raise r.fail(f"{path}.gpu", f"{a.gpu!r} is not the gpu of any pool ({', '.join(sorted(gpus))})")
+            raise fail(f"{path}.gpu", f"{a.gpu!r} is not the gpu of any pool ({', '.join(sorted(gpus))})")
         if BARE_METAL_REQUIREMENTS & set(a.requires) and a.placement != "bare-metal":
-            raise r.fail(
+            raise fail(
                 f"{path}.placement",
-                f"workload {a.workload!r} requires {', '.join(a.requires)} and must be bare-metal, "
-                f"got {a.placement!r}",
+                f"workload {a.workload!r} requires {', '.join(a.requires)} and must be bare-metal, got {a.placement!r}",
             )
         if CONTAINER_REQUIREMENTS & set(a.requires) and a.placement != "container":
-            raise r.fail(
+            raise fail(
                 f"{path}.placement",
                 f"workload {a.workload!r} requires elastic and must be container, got {a.placement!r}",
             )
         if a.bare_metal_only and next(p for p in pools if p.gpu == a.gpu).reserved_gpus == 0:
-            raise r.fail(
+            raise fail(
                 f"{path}.placement",
                 f"workload {a.workload!r} must run on bare metal but the {a.gpu} pool leases 0 cards",
             )
         assignments.append(a)
     return Plan(
         source=source,
-        scenario=scenario,
-        generated_at=generated_at,
-        currency=currency,
-        queueing=queueing,
+        scenario=contract.scenario,
+        generated_at=contract.generated_at,
+        currency=contract.currency,
+        queueing=contract.queueing,
         pools=tuple(pools),
         assignments=tuple(assignments),
     )
