@@ -1,33 +1,40 @@
 """Total cost of one workload on one offer over its duration, and the time it takes.
 
-Time (per GPU, hours):
-    active_days  = duration_days * days_per_week / 7
+Time (per GPU, hours); a schedule starts on a Monday and works the first days_per_week days of each
+week (the same calendar `demand.from_schedules` lays out for `plan`):
+    active_days  = 7-day weeks * days_per_week + min(rest of the duration in days, days_per_week)
     run_hours    = hours_per_day * active_days * s * g        (s: perf slowdown, g: GPU speed factor)
     daily_run    = min(24, hours_per_day * s * g)             (slower work runs longer each day, up to 24 h)
-    calendar_h   = run_hours / daily_run * 7 / days_per_week * 24
+    calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed
     wall_hours   = setup + calendar_h
 
-Money (low / mid / high from the price range):
+Money (low / mid / high from the price range), all from `gpuplan.tariff` (the one money model):
     container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running)
-    bare metal:  lease_hours = max(setup + calendar_h, min_term)         (paid from hand-over, idle or not)
+                 ops    = container GPU-hours * the offer's ops per GPU-hour
+    bare metal:  lease_hours = max(setup + max(duration, calendar_h), min_term)  (paid from hand-over, idle or not)
                  billed_gpus = gpus, or whole nodes * gpus_per_node when lease_unit is node
                  rental = billed_gpus * lease_hours * price_per_gpu_hour
-    ops    = ops_hours per (node|gpu|)-month * units * months_paid * engineer_hour_cost
+                 ops    = ops_hours per (node|gpu|)-month * whole units * lease months * engineer_hour_cost
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
     total  = rental + ops + setup
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
-    per_month = total * (days_per_month * 24) / span_hours    (span: lease for bare metal, wall time for containers)
+    per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
+                (the calendar time of the work as scheduled, never a span the slowdown stretched;
+                 `plan` divides by the same horizon, so one workload costs the same in both)
     decision = total_mid + researcher_hour_cost * wall_hours   (what the verdict minimises)
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from dataclasses import dataclass
 
 from gpuplan.catalog import Catalog
+from gpuplan.demand import active_days, calendar_days
 from gpuplan.models import Offer, Scenario, Workload
 from gpuplan.perf import Slowdown, slowdown
+from gpuplan.tariff import Tariff, horizon_hours, nodes_for
+from gpuplan.tariff import per_month as tariff_per_month
 
 
 @dataclass(frozen=True)
@@ -75,39 +82,40 @@ def option_cost(
     sd = slowdown(workload, offer, catalog)
     stretch = sd.total * sd.gpu_speed_factor
     dpw = workload.days_per_week
-    active_days = duration / 24 * dpw / 7
-    run_hours = h * active_days * stretch
+    active = active_days(duration, dpw)
+    run_hours = h * active * stretch
     daily_run = min(24.0, h * stretch)
-    calendar_hours = run_hours / daily_run * 7 / dpw * 24 if run_hours > 0 else 0.0
+    calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
     wall_hours = offer.setup_hours + calendar_hours
 
     g = workload.gpus
-    nodes = math.ceil(g / offer.gpus_per_node)
-    eng = scenario.team.engineer_hour_cost or 0.0
+    tariff = Tariff.of(offer, scenario)
+    nodes = nodes_for(g, offer.gpus_per_node)
     price = offer.price_per_gpu_hour.scale(price_factor)
+    tariff = dataclasses.replace(tariff, price=price)
     used = g * run_hours
     busy = used * workload.utilization
     if offer.mode == "container":
         billed = g
         lease_hours = 0.0
         paid = used
-        span = wall_hours
         days_after = 0.0
+        ops_hours = tariff.container_ops_hours(paid)
+        ops = tariff.container_ops(paid)
     else:
-        billed = nodes * offer.gpus_per_node if offer.lease_unit == "node" else g
-        lease_hours = max(wall_hours, offer.min_term_hours)
+        billed = tariff.billed_gpus(g)
+        # the lease covers the schedule as written (its days off included) or the slower run, if longer
+        lease_hours = tariff.lease_hours(max(duration, calendar_hours), project=True)
         paid = billed * lease_hours
-        span = lease_hours
         days_after = (lease_hours - wall_hours) / 24
-    months = span / 24 / scenario.days_per_month
-    units = {"node-month": nodes, "gpu-month": billed, "month": 1}[offer.ops_per]
-    ops_hours = offer.ops_hours * units * months
-    ops = ops_hours * eng
-    setup = offer.setup_hours * eng
+        ops_hours = tariff.lease_ops_hours(g, lease_hours)
+        ops = tariff.lease_ops(g, lease_hours)
+    setup = tariff.setup_cost
     r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
     total_mid = r_mid + ops + setup
-    per_month = total_mid * scenario.days_per_month * 24 / span if span > 0 else 0.0
+    per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
+                                 scenario.days_per_month)
     return OptionCost(
         offer=offer.id,
         mode=offer.mode,

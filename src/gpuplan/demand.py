@@ -33,6 +33,33 @@ class Demand:
     by_gpu: dict[str, np.ndarray]
     by_workload: dict[str, np.ndarray]
     source: str
+    # calendar hours the demand covers: `hours` for schedules and CSV rows, the exact span of a trace
+    span_hours: float | None = None
+
+    @property
+    def calendar_hours(self) -> float:
+        return float(self.hours) if self.span_hours is None else self.span_hours
+
+
+def active_days(duration_hours: float, days_per_week: int) -> float:
+    """Working days in a schedule of `duration_hours` from a Monday: the first `days_per_week` of each week."""
+    days = duration_hours / 24
+    weeks = math.floor(days / 7 + 1e-12)
+    return weeks * days_per_week + min(max(days - 7 * weeks, 0.0), float(days_per_week))
+
+
+def calendar_days(working_days: float, days_per_week: int) -> float:
+    """Calendar days from a Monday until `working_days` are done (the inverse of `active_days`).
+
+    Work that ends on the last working day of a week ends there, not after the days off that follow.
+    """
+    if working_days <= 0:
+        return 0.0
+    weeks = math.floor(working_days / days_per_week + 1e-12)
+    rest = max(working_days - weeks * days_per_week, 0.0)
+    if rest <= 1e-12:
+        return 7 * (weeks - 1) + days_per_week
+    return 7 * weeks + rest
 
 
 def _window(w: Workload) -> tuple[float, float]:
@@ -144,6 +171,16 @@ def from_csv(path: str | Path) -> Demand:
     return Demand(start, n, dict(by_gpu), {}, str(p))
 
 
+def calendar_span_hours(submit: np.ndarray, duration: np.ndarray) -> float:
+    """First submission to the last end as submitted, in hours: the calendar time a trace covers.
+
+    `plan --trace` and `simulate` both price a trace over this span (no queueing, no slowdown in it).
+    """
+    if len(submit) == 0:
+        return 0.0
+    return float((np.max(submit + duration) - np.min(submit)) / 3600.0)
+
+
 def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
     """Jobs as submitted (no queueing): each job's GPUs spread over the hours it covers."""
     from gpuplan.sim.traces import read_trace
@@ -160,7 +197,9 @@ def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
     for gpu in sorted({str(g) if g else default_gpu for g in types}):
         mask = np.array([(str(g) if g else default_gpu) == gpu for g in types])
         by_gpu[gpu] = _spread(start_h[mask], end_h[mask], tr.gpus[mask], n)
-    return Demand(datetime.fromtimestamp(0, tz=UTC), n, by_gpu, {}, str(path))
+    # the same span `simulate` prices: first submission to the last end as submitted
+    return Demand(datetime.fromtimestamp(0, tz=UTC), n, by_gpu, {}, str(path),
+                  span_hours=calendar_span_hours(tr.submit, tr.duration))
 
 
 def _spread(a: np.ndarray, b: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:

@@ -4,34 +4,38 @@ Per GPU type (a workload's first GPU):
 - pool demand = workloads that may use the pool (all but `elastic` ones); pinned demand = those that
   require bare metal (`compliance`, `custom-driver`), so R >= their peak;
 - R* = `pool.size_pool` over every candidate R (whole nodes when the bare-metal offer leases nodes);
-- spill is priced at the container price x the GPU-hour-weighted container slowdown of the workloads;
+- money comes from `gpuplan.tariff` (the one money model compare and simulate use too): the lease is
+  billed in whole nodes when leased by the node, ops per whole node over the lease, spill at the
+  container price (and ops) x the GPU-hour-weighted container slowdown (`pricing.pool_slowdown`);
 - elastic demand always runs in containers;
 - assignments: each hour the pool serves pinned work first, then workloads by steadiness (share of
   the horizon they run, highest first: core training before experiments); a workload served >= 99%
   by the pool is `bare-metal`, <= 1% `container`, else `split`;
 - all-bare-metal leases the peak of all demand; all-container runs everything in containers (both
   for comparison, ignoring hard rules);
-- money per month = horizon total x (days_per_month x 24 / horizon hours). One-off setup is left out.
-- a lease's min_term holds over a horizon built from schedules (a 90-day term for 30 days of work is
-  paid for 90 days); a demand CSV or a trace is a sample of usage that repeats, so its lease is
-  costed per hour of the sample.
+- schedules are a project: the lease runs from hand-over (setup) to the end of the pool's longest
+  schedule, at least its min_term (a 90-day term for 30 days of work is paid for 90 days), and one-off
+  setup labour is paid once for the pool and once per workload that runs in containers; per month
+  divides by the horizon, the longest schedule and at least one month (as `compare` does);
+- a demand CSV or a trace is a sample of usage that repeats: the lease runs for the sample's calendar
+  span with no term and no setup, and per month divides by that span (as `simulate` does).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gpuplan.catalog import Catalog
+from gpuplan.constants import DEFAULT_QUEUEING
 from gpuplan.demand import Demand
 from gpuplan.errors import GpuplanError
 from gpuplan.models import Offer, Scenario, Workload
-from gpuplan.perf import slowdown
 from gpuplan.pool import Marginal, Sizing, marginal, size_pool
-from gpuplan.pricing import cheapest
+from gpuplan.pricing import cheapest, pool_slowdown, pool_workloads
+from gpuplan.tariff import PricePoint, Tariff, horizon_hours, nodes_for, pool_bill, pool_costs
 
 PINNED = frozenset({"compliance", "custom-driver"})
 
@@ -56,17 +60,26 @@ class PoolPlan:
     sizing_high: Sizing
     marginal: Marginal
     lease_per_gpu_hour: float
+    lease_hours: float  # paid hours of the lease over the demand's horizon
+    horizon_hours: float  # calendar hours the per-month figures divide by
     ops_per_month: float
     lease_per_month: float
     spill_per_month: float
     elastic_per_month: float
+    setup_per_month: float  # one-off setup labour (schedules only), spread over the horizon
     hybrid_per_month: float
     hybrid_low_per_month: float
     hybrid_high_per_month: float
     all_bare_metal_per_month: float
     all_container_per_month: float
     reserved_utilization: float
-    spill_gpu_hours_per_month: float
+    spill_gpu_hours_per_month: float  # dedicated GPU-hours in containers a month: spill and elastic
+    elastic_gpu_hours_per_month: float
+    lease_days_per_month: float  # paid lease days in a month of the horizon (a term or setup can make it > a month)
+    container_per_gpu_hour: float  # what a container GPU-hour costs: price + ops (mid)
+    curve_per_month: np.ndarray  # the hybrid cost per month for each candidate R (sizing.candidates)
+    curve_low_per_month: np.ndarray | None  # at the low / high prices, when sized over the same candidates
+    curve_high_per_month: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -89,61 +102,61 @@ class PlanResult:
         return float(sum(getattr(p, attr) for p in self.pools))
 
 
-def _ops_fn(bm: Offer, scenario: Scenario, hours: float):  # type: ignore[no-untyped-def]
-    eng = scenario.team.engineer_hour_cost or 0.0
-    months = hours / 24 / scenario.days_per_month
-
-    def ops(r: int) -> float:
-        if r <= 0:
-            return 0.0
-        units = {"node-month": math.ceil(r / bm.gpus_per_node), "gpu-month": r, "month": 1}[bm.ops_per]
-        return bm.ops_hours * units * months * eng
-
-    return ops
-
-
-def _weighted_slowdown(workloads: list[Workload], ct: Offer | None, cat: Catalog, demand: Demand) -> float:
-    if ct is None:
-        return 1.0
-    weights, values = [], []
-    for w in workloads:
-        curve = demand.by_workload.get(w.id)
-        weight = float(curve.sum()) if curve is not None else 1.0
-        weights.append(weight)
-        values.append(slowdown(w, ct, cat).total)
-    if not weights or sum(weights) == 0:
-        return 1.0
-    return float(np.average(values, weights=weights))
+def _lease_work_hours(wls: list[Workload], demand: Demand) -> float:
+    """Hours the pool's work lasts: to the end of its longest schedule, or the sample's whole span."""
+    if demand.by_workload:
+        pool = [w for w in wls if "elastic" not in w.requires] or wls
+        return max((w.duration_hours for w in pool), default=float(demand.hours))
+    return demand.calendar_hours
 
 
 @dataclass(frozen=True)
-class _SizingInputs:
-    demand: np.ndarray
-    bm: Offer | None
-    ct: Offer | None
+class _Pricing:
+    """One pool's money: the tariffs, how long a lease runs, and the container slowdowns."""
+
+    lease: Tariff | None
+    container: Tariff | None
+    lease_hours: float
     slowdown: float
-    step: int
-    ops_fn: Callable[[int], float] | None
-    pinned_peak: float
-    term: float
+    slowdown_elastic: float
+    project: bool  # schedules (one-off setup and min term apply) or a repeating sample
+
+    def curve(self, rs: np.ndarray, spill: np.ndarray, point: PricePoint) -> np.ndarray:
+        """Pool cost for each R: the tariff's lease + ops + spill, plus the lease's setup when R > 0."""
+        costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
+        if self.project and self.lease is not None:
+            costs = costs + np.where(rs > 0, self.lease.setup_cost, 0.0)
+        return costs
+
+    def elastic(self, gpu_hours: float, point: PricePoint) -> float:
+        if self.container is None or gpu_hours <= 0:
+            return 0.0
+        return float(pool_costs(None, self.container, [0], 0.0, np.array([gpu_hours * self.slowdown_elastic]),
+                                point)[0])
 
 
-def _run(x: _SizingInputs, lease_p: float, ct_p: float) -> Sizing:
-    """Size one pool at one pair of prices (containers only, bare metal only, or the hybrid optimum)."""
-    peak = float(x.demand.max())
-    if x.bm is None:  # containers only
-        return size_pool(x.demand, lease_per_gpu_hour=0.0, container_per_gpu_hour=ct_p, slowdown=x.slowdown,
-                         max_reserved=0)
-    if x.ct is None:  # bare metal only: lease the peak
-        r = math.ceil(peak / x.step - 1e-9) * x.step
-        return size_pool(x.demand, lease_per_gpu_hour=lease_p, container_per_gpu_hour=0.0, slowdown=1.0,
-                         ops_cost=x.ops_fn, step=x.step, min_reserved=r, min_term_hours=x.term, max_reserved=r)
-    return size_pool(x.demand, lease_per_gpu_hour=lease_p, container_per_gpu_hour=ct_p, slowdown=x.slowdown,
-                     ops_cost=x.ops_fn, step=x.step, min_reserved=x.pinned_peak, min_term_hours=x.term)
+def _run(demand: np.ndarray, pr: _Pricing, step: int, pinned_peak: float, point: PricePoint) -> Sizing:
+    """Size one pool at one price point (containers only, bare metal only, or the hybrid optimum)."""
+    peak = float(demand.max())
+
+    def cost(rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
+        return pr.curve(rs, spill, point)
+
+    if pr.lease is None:  # containers only
+        return size_pool(demand, cost_of=cost, max_reserved=0)
+    if pr.container is None:  # bare metal only: lease the peak
+        r = math.ceil(peak / step - 1e-9) * step
+        return size_pool(demand, cost_of=cost, step=step, min_reserved=r, max_reserved=r)
+    return size_pool(demand, cost_of=cost, step=step, min_reserved=pinned_peak)
 
 
-def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str = "best-effort-fifo") -> PlanResult:
-    per_month_factor = scenario.days_per_month * 24 / demand.hours
+def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
+               queueing: str = DEFAULT_QUEUEING) -> PlanResult:
+    project = bool(demand.by_workload)
+    dpm = scenario.days_per_month
+    # per month divides by the calendar time of the demand (see gpuplan.tariff)
+    horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
+        else demand.calendar_hours
     pools: list[PoolPlan] = []
     assignments: list[Assignment] = []
     for gpu in sorted(demand.by_gpu):
@@ -155,12 +168,10 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str =
                                hint="add a bare-metal and a container offer for it.")
         total = demand.by_gpu[gpu]
         n = len(total)
-        from_schedules = bool(demand.by_workload)
-        term = bm.min_term_hours if (bm is not None and from_schedules) else 0.0
         zeros = np.zeros(n)
-        elastic = sum((demand.by_workload[w.id] for w in wls if "elastic" in w.requires), zeros) if from_schedules \
+        elastic = sum((demand.by_workload[w.id] for w in wls if "elastic" in w.requires), zeros) if project \
             else zeros
-        pinned = sum((demand.by_workload[w.id] for w in wls if w.requires & PINNED), zeros) if from_schedules \
+        pinned = sum((demand.by_workload[w.id] for w in wls if w.requires & PINNED), zeros) if project \
             else zeros
         pool_demand = total - elastic
         pinned_peak = float(pinned.max()) if n else 0.0
@@ -170,55 +181,81 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog, queueing: str =
         if ct is None and float(elastic.max()) > 0:
             raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
                                hint="add a container offer for that GPU.")
-        sd = _weighted_slowdown([w for w in wls if "elastic" not in w.requires] or wls, ct, cat, demand)
-        sd_elastic = _weighted_slowdown([w for w in wls if "elastic" in w.requires] or wls, ct, cat, demand)
-        step = bm.gpus_per_node if bm is not None and bm.lease_unit == "node" else 1
-        lease = bm.price_per_gpu_hour if bm is not None else None
-        ct_price = ct.price_per_gpu_hour if ct is not None else None
-        ops_fn = _ops_fn(bm, scenario, n) if bm is not None else None
+        weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
+                   if c is not None} if project else None
+        sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
+        elastic_wls = [w for w in wls if "elastic" in w.requires]
+        sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
+        lease = Tariff.of(bm, scenario) if bm is not None else None
+        container = Tariff.of(ct, scenario) if ct is not None else None
+        step = lease.step if lease is not None else 1
+        work_hours = _lease_work_hours(wls, demand)
+        lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
+        pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project)
 
-        ctx = _SizingInputs(pool_demand, bm, ct, sd, step, ops_fn, pinned_peak, term)
-        mid = _run(ctx, lease.mid if lease else 0.0, ct_price.mid if ct_price else 0.0)
-        low = _run(ctx, lease.low if lease else 0.0, ct_price.low if ct_price else 0.0)
-        high = _run(ctx, lease.high if lease else 0.0, ct_price.high if ct_price else 0.0)
+        mid = _run(pool_demand, pr, step, pinned_peak, "mid")
+        low = _run(pool_demand, pr, step, pinned_peak, "low")
+        high = _run(pool_demand, pr, step, pinned_peak, "high")
         r = mid.reserved
-        ct_mid = ct_price.mid if ct_price else 0.0
         elastic_h = float(elastic.sum())
-        elastic_cost = elastic_h * ct_mid * sd_elastic
-        # the parts of the optimum's cost (mid.cost = lease + ops + spill)
-        lease_cost = r * (lease.mid if lease else 0.0) * (max(float(n), term) if bm else 0.0)
-        ops_cost = ops_fn(r) if ops_fn else 0.0
-        spill_h = float(mid.spill[int(np.searchsorted(mid.candidates, r))])
-        spill_cost = spill_h * ct_mid * sd
-        hybrid = mid.cost + elastic_cost
-        hybrid_low = low.cost + elastic_h * (ct_price.low if ct_price else 0.0) * sd_elastic
-        hybrid_high = high.cost + elastic_h * (ct_price.high if ct_price else 0.0) * sd_elastic
+        elastic_cost = pr.elastic(elastic_h, "mid")
+        bill = pool_bill(lease, container, r, lease_hours,
+                         float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
+        setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
+        spill_h = bill.container_gpu_hours / sd if sd else 0.0
+        pa = _assign(wls, demand, r, n, bm is not None, ct is not None)
+        assignments += pa
+        # one-off container setup: each workload of a schedule that runs (partly) in containers
+        ct_setup = container.setup_cost if (project and container is not None) else 0.0
+        setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
+        setups_all_ct = ct_setup * len(wls)
+        hybrid = mid.cost + elastic_cost + setups_hybrid
+        hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
+        hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
         peak_all = float(total.max())
-        if bm is not None:
+        if lease is not None:
             r_all = math.ceil(peak_all / step - 1e-9) * step
-            all_bm = r_all * lease.mid * max(float(n), term) + (ops_fn(r_all) if ops_fn else 0.0)
+            all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
+                (lease.setup_cost if project else 0.0)
         else:
             all_bm = math.nan
-        all_ct = (float(pool_demand.sum()) * sd + elastic_h * sd_elastic) * ct_mid if ct is not None else math.nan
+        if container is not None:
+            all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
+            all_ct = float(pool_costs(None, container, [0], 0.0, np.array([all_ct_h]), "mid")[0]) + setups_all_ct
+        else:
+            all_ct = math.nan
         served = np.minimum(pool_demand, r)
         util = float(served.sum()) / (r * n) if r > 0 else 0.0
-        mg = marginal(pool_demand, r, step, lease.mid if lease else 0.0, ct_mid, sd) if (bm and ct) else \
-            Marginal(math.nan, math.nan, math.nan)
+        lease_p = lease.unit_price() if lease else math.nan
+        mg = marginal(pool_demand, r, step, lease_p, container.unit_price() + container.ops_per_gpu_hour, sd) \
+            if (lease and container) else Marginal(math.nan, math.nan, math.nan)
+        f = dpm * 24.0 / horizon
+
+        def curve(s: Sizing, point: PricePoint, setups: float, pr: _Pricing = pr, eh: float = elastic_h,
+                  f: float = f) -> np.ndarray:
+            return (s.costs + pr.elastic(eh, point) + setups) * f
+
+        same = len(low.candidates) == len(mid.candidates) == len(high.candidates)
         spec = cat.gpus.get(gpu)
         pools.append(PoolPlan(
             gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
-            nodes=math.ceil(r / (bm.gpus_per_node if bm else 8)) if r else 0, step=step,
+            nodes=nodes_for(r, bm.gpus_per_node if bm else 8), step=step,
             demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
             slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
-            lease_per_gpu_hour=lease.mid if lease else math.nan,
-            ops_per_month=ops_cost * per_month_factor, lease_per_month=lease_cost * per_month_factor,
-            spill_per_month=spill_cost * per_month_factor, elastic_per_month=elastic_cost * per_month_factor,
-            hybrid_per_month=hybrid * per_month_factor, hybrid_low_per_month=hybrid_low * per_month_factor,
-            hybrid_high_per_month=hybrid_high * per_month_factor,
-            all_bare_metal_per_month=all_bm * per_month_factor, all_container_per_month=all_ct * per_month_factor,
-            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * per_month_factor,
+            lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
+            ops_per_month=bill.ops * f, lease_per_month=bill.lease * f,
+            spill_per_month=bill.burst * f, elastic_per_month=elastic_cost * f,
+            setup_per_month=(setup_pool + setups_hybrid) * f,
+            hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
+            hybrid_high_per_month=hybrid_high * f,
+            all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
+            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
+            elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
+            container_per_gpu_hour=container.unit_price() + container.ops_per_gpu_hour if container else math.nan,
+            curve_per_month=curve(mid, "mid", setups_hybrid),
+            curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
+            curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,
         ))
-        assignments += _assign(wls, demand, r, n, bm is not None, ct is not None)
     return PlanResult(scenario, demand, pools, assignments, queueing)
 
 

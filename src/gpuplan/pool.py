@@ -2,11 +2,11 @@
 
 For a pool of R leased GPUs, over a horizon of H hours with demand d_t (GPUs, hourly means):
 
-    cost(R) = lease(R) + ops(R) + spill(R) * c
-    lease(R) = R * p * max(H, min_term)              p: lease price per GPU-hour
-    ops(R)   = engineer cost of the pool's nodes (or GPUs) over the horizon
+    cost(R) = lease(R) + ops(R) + spill(R) * c       (`gpuplan.tariff.pool_costs`, the one money model)
+    lease(R) = billed(R) * p * lease hours           p: lease price per GPU-hour; whole nodes when leased by node
+    ops(R)   = engineer cost of the pool's whole nodes (or GPUs) over the lease
     spill(R) = sum_t max(0, d_t - R)                 GPU-hours above the pool, run in containers
-    c        = container price per GPU-hour * slowdown (a dedicated GPU-hour costs s container hours)
+    c        = (container price + ops) per GPU-hour * slowdown (a dedicated GPU-hour costs s container hours)
 
 Candidates are every R from the pinned minimum (work that must stay on bare metal) to the peak, in
 steps of whole nodes when the lease is per node. spill(R) for all R comes from the sorted demand and
@@ -48,16 +48,15 @@ def spill_curve(demand: np.ndarray, rs: np.ndarray) -> np.ndarray:
 def size_pool(
     demand: np.ndarray,
     *,
-    lease_per_gpu_hour: float,
-    container_per_gpu_hour: float,
-    slowdown: float = 1.0,
-    ops_cost: Callable[[int], float] | None = None,
+    cost_of: Callable[[np.ndarray, np.ndarray], np.ndarray],
     step: int = 1,
     min_reserved: float = 0.0,
-    min_term_hours: float = 0.0,
     max_reserved: int | None = None,
 ) -> Sizing:
-    """The R minimising lease + ops + container spill over the horizon of `demand` (hourly values)."""
+    """The R minimising `cost_of(R, spill(R))` over every candidate R (hourly `demand`).
+
+    `cost_of` is the tariff's pool cost (`tariff.pool_costs`): the sizer knows demand, not money.
+    """
     d = np.asarray(demand, dtype=np.float64)
     if d.ndim != 1 or len(d) == 0:
         raise ValueError("demand must be a non-empty 1-D array of hourly GPUs")
@@ -71,11 +70,7 @@ def size_pool(
     top = max(lo, math.ceil(top / step) * step)
     rs = np.arange(lo, top + 1, step, dtype=np.int64)
     spill = spill_curve(d, rs.astype(np.float64))
-    lease_hours = max(hours, min_term_hours)
-    c = container_per_gpu_hour * slowdown
-    costs = rs * lease_per_gpu_hour * lease_hours + spill * c
-    if ops_cost is not None:
-        costs = costs + np.array([ops_cost(int(r)) for r in rs])
+    costs = np.asarray(cost_of(rs, spill), dtype=np.float64)
     # exact minimum; ties go to the smaller pool (less commitment for the same money)
     best = int(np.argmin(np.round(costs, 9)))
     return Sizing(int(rs[best]), float(costs[best]), rs, costs, spill, hours)

@@ -1,48 +1,33 @@
-"""Unit prices a pool or a telemetry audit needs, taken from a scenario's offers.
+"""The tariffs a pool or a telemetry audit needs, taken from a scenario's offers.
 
-    lease_per_gpu_hour      = the bare-metal offer's price per GPU-hour (node prices / gpus_per_node)
-    ops_per_gpu_hour        = ops hours per (node|gpu|)-month x engineer_hour_cost / (GPUs covered x hours a month)
-    container_per_gpu_hour  = the container offer's price per GPU-hour
-    container_slowdown      = perf slowdown of a single-node job of one GPU on the container offer
-                              (the price of a unit of dedicated work there is price x slowdown)
+A pool of one GPU type is priced by the cheapest bare-metal offer (the lease) and the cheapest
+container offer (the spill), each as a `gpuplan.tariff.Tariff`, and one container slowdown:
+
+    container_slowdown = mean of perf.slowdown(w, container offer) over the workloads of that GPU,
+                         weighted by their GPU-hours when the demand comes from their schedules and
+                         equally otherwise (a trace or a demand CSV does not say which workload ran);
+                         a single-GPU job when the scenario has no workload on that GPU.
+
+`plan` and `simulate` both take their slowdown from `pool_slowdown`, so the same pool and usage cost
+the same in both.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from gpuplan.catalog import Catalog, load_catalog
 from gpuplan.errors import GpuplanError
 from gpuplan.models import Offer, Scenario, Workload
 from gpuplan.perf import slowdown
 from gpuplan.scenario import load_scenario
-
-
-@dataclass(frozen=True)
-class PoolPrices:
-    gpu: str
-    currency: str
-    offer_bare_metal: str | None
-    offer_container: str | None
-    lease_per_gpu_hour: float
-    lease_low: float
-    lease_high: float
-    ops_per_gpu_hour: float
-    container_per_gpu_hour: float
-    container_low: float
-    container_high: float
-    container_slowdown: float
-    gpus_per_node: int
-    lease_unit: str
-    min_term_hours: float
-
-
-def ops_per_gpu_hour(offer: Offer, scenario: Scenario) -> float:
-    eng = scenario.team.engineer_hour_cost or 0.0
-    hours_per_month = 24 * scenario.days_per_month
-    per_unit = offer.ops_hours * eng / hours_per_month
-    return {"node-month": per_unit / offer.gpus_per_node, "gpu-month": per_unit, "month": 0.0}[offer.ops_per]
+from gpuplan.tariff import Tariff
 
 
 def _probe_workload(gpu: str) -> Workload:
@@ -55,9 +40,74 @@ def cheapest(scenario: Scenario, gpu: str, mode: str) -> Offer | None:
     return min(offers, key=lambda o: (o.price_per_gpu_hour.mid, o.id)) if offers else None
 
 
-def pool_prices(scenario: Scenario, gpu: str | None = None, catalog: Catalog | None = None,
-                workload: Workload | None = None) -> PoolPrices:
-    """Prices of the cheapest bare-metal and container offers for `gpu` (the only GPU when None)."""
+def pool_workloads(scenario: Scenario, gpu: str) -> list[Workload]:
+    """The workloads a pool's spill comes from: those of `gpu` that may use the pool (all, if every one is elastic)."""
+    wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
+    return [w for w in wls if "elastic" not in w.requires] or wls
+
+
+def pool_slowdown(workloads: Sequence[Workload], gpu: str, ct: Offer | None, catalog: Catalog,
+                  weights: Mapping[str, float] | None = None) -> float:
+    """The container slowdown of a pool's work (see the module docstring); 1.0 without a container offer."""
+    if ct is None:
+        return 1.0
+    wls = list(workloads) or [_probe_workload(gpu)]
+    w = [float(weights.get(x.id, 0.0)) if weights is not None else 1.0 for x in wls]
+    values = [slowdown(x, ct, catalog).total for x in wls]
+    if sum(w) <= 0:
+        w = [1.0] * len(wls)
+    return float(np.average(values, weights=w))
+
+
+@dataclass(frozen=True)
+class PoolPricing:
+    """How one GPU type's hybrid pool is priced: the lease, the containers, and the container slowdown."""
+
+    gpu: str
+    currency: str
+    days_per_month: float
+    lease: Tariff | None
+    container: Tariff | None
+    container_slowdown: float
+
+    @property
+    def offer_bare_metal(self) -> str | None:
+        return self.lease.offer if self.lease else None
+
+    @property
+    def offer_container(self) -> str | None:
+        return self.container.offer if self.container else None
+
+    @property
+    def gpus_per_node(self) -> int:
+        t = self.lease or self.container
+        return t.gpus_per_node if t else 8
+
+    @property
+    def lease_per_gpu_hour(self) -> float:
+        return self.lease.unit_price() if self.lease else math.nan
+
+    @property
+    def container_per_gpu_hour(self) -> float:
+        return self.container.unit_price() if self.container else math.nan
+
+    def summary(self) -> dict[str, Any]:
+        """The prices a report states (per GPU-hour; ops per GPU-hour of a full node)."""
+        ops = 0.0
+        if self.lease is not None:
+            ops = self.lease.lease_ops(self.lease.gpus_per_node, self.lease.month_hours) / (
+                self.lease.gpus_per_node * self.lease.month_hours)
+        return {
+            "gpu": self.gpu, "currency": self.currency, "days_per_month": self.days_per_month,
+            "offer_bare_metal": self.offer_bare_metal, "offer_container": self.offer_container,
+            "lease_per_gpu_hour": self.lease_per_gpu_hour, "ops_per_gpu_hour": ops,
+            "container_per_gpu_hour": self.container_per_gpu_hour, "container_slowdown": self.container_slowdown,
+            "lease_unit": self.lease.lease_unit if self.lease else "gpu", "gpus_per_node": self.gpus_per_node,
+        }
+
+
+def pool_prices(scenario: Scenario, gpu: str | None = None, catalog: Catalog | None = None) -> PoolPricing:
+    """The pricing of `gpu`'s pool (the only GPU offered when None), as `plan` prices a trace or demand CSV."""
     cat = catalog or load_catalog()
     gpus = sorted({o.gpu for o in scenario.offers})
     if gpu is None:
@@ -69,24 +119,10 @@ def pool_prices(scenario: Scenario, gpu: str | None = None, catalog: Catalog | N
     ct = cheapest(scenario, gpu, "container")
     if bm is None and ct is None:
         raise GpuplanError(f"no offer for GPU `{gpu}`", field="offers", hint=f"GPUs offered: {', '.join(gpus)}")
-    nan = float("nan")
-    sd = slowdown(workload or _probe_workload(gpu), ct, cat).total if ct else nan
-    return PoolPrices(
-        gpu=gpu,
-        currency=scenario.currency,
-        offer_bare_metal=bm.id if bm else None,
-        offer_container=ct.id if ct else None,
-        lease_per_gpu_hour=bm.price_per_gpu_hour.mid if bm else nan,
-        lease_low=bm.price_per_gpu_hour.low if bm else nan,
-        lease_high=bm.price_per_gpu_hour.high if bm else nan,
-        ops_per_gpu_hour=ops_per_gpu_hour(bm, scenario) if bm else 0.0,
-        container_per_gpu_hour=ct.price_per_gpu_hour.mid if ct else nan,
-        container_low=ct.price_per_gpu_hour.low if ct else nan,
-        container_high=ct.price_per_gpu_hour.high if ct else nan,
-        container_slowdown=sd,
-        gpus_per_node=bm.gpus_per_node if bm else (ct.gpus_per_node if ct else 8),
-        lease_unit=bm.lease_unit if bm else "gpu",
-        min_term_hours=bm.min_term_hours if bm else 0.0,
+    return PoolPricing(
+        gpu=gpu, currency=scenario.currency, days_per_month=scenario.days_per_month,
+        lease=Tariff.of(bm, scenario) if bm else None, container=Tariff.of(ct, scenario) if ct else None,
+        container_slowdown=pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat),
     )
 
 
@@ -130,5 +166,4 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
                       currency, o.mode, o.gpu)
 
 
-__all__ = ["OfferPrice", "PoolPrices", "cheapest", "offer_price", "ops_per_gpu_hour", "pool_prices",
-           "load_scenario"]
+__all__ = ["OfferPrice", "PoolPricing", "cheapest", "offer_price", "pool_prices", "pool_slowdown"]

@@ -32,7 +32,7 @@ def test_seed_hybrid_numbers() -> None:
 def test_seed_hybrid_states_the_real_sum(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(HYBRID)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "4 cards × 200.00 CNY/card-day × 30 days = 24,000" in out
+    assert "4 cards × 200.00 CNY/card-day × 30.00 paid days a month = 24,000" in out
     assert "= 1,500" in out and "25,500 CNY a month" in out
 
 

@@ -9,6 +9,11 @@ from hypothesis.extra.numpy import arrays
 from gpuplan.pool import marginal, size_pool, spill_curve
 
 
+def linear(p: float, c: float, hours: int, ops_per_node: float = 0.0):  # type: ignore[no-untyped-def]
+    """A hand-written pool cost (lease per GPU-hour, container per GPU-hour, ops per started 8-GPU node)."""
+    return lambda rs, spill: rs * p * hours + spill * c + ops_per_node * np.ceil(rs / 8)
+
+
 def brute(d: np.ndarray, p: float, c: float, step: int, lo: int, ops_per_node: float) -> tuple[int, float]:
     best = None
     for r in range(lo, max(lo, int(np.ceil(d.max()))) + step + 1, step):
@@ -30,8 +35,7 @@ def brute(d: np.ndarray, p: float, c: float, step: int, lo: int, ops_per_node: f
 )
 def test_optimum_equals_brute_force(d, p, c, step, pinned, ops) -> None:  # type: ignore[no-untyped-def]
     lo = int(np.ceil(pinned / step) * step)
-    s = size_pool(d, lease_per_gpu_hour=p, container_per_gpu_hour=c, step=step, min_reserved=pinned,
-                  ops_cost=lambda r: ops * np.ceil(r / 8))
+    s = size_pool(d, cost_of=linear(p, c, len(d), ops), step=step, min_reserved=pinned)
     r, cost = brute(d, p, c, step, lo, ops)
     assert s.cost == pytest.approx(cost, rel=1e-9, abs=1e-6)
     assert s.reserved % step == 0 and s.reserved >= pinned
@@ -49,7 +53,7 @@ def test_spill_curve_is_exact(d, r) -> None:  # type: ignore[no-untyped-def]
 @given(arrays(np.int64, st.integers(24, 200), elements=st.integers(0, 20)), st.floats(0.5, 10), st.floats(1, 20))
 def test_marginal_rule_holds_at_optimum(d, p, c) -> None:  # type: ignore[no-untyped-def]
     d = d.astype(np.float64)
-    s = size_pool(d, lease_per_gpu_hour=p, container_per_gpu_hour=c)
+    s = size_pool(d, cost_of=linear(p, c, len(d)))
     m = marginal(d, s.reserved, 1, p, c, 1.0)
     # the last card added paid off; one more would not (integer demand, per-GPU lease, no ops)
     if s.reserved > 0:
@@ -58,14 +62,14 @@ def test_marginal_rule_holds_at_optimum(d, p, c) -> None:  # type: ignore[no-unt
 
 
 def test_constant_demand_leases_it_all_when_lease_is_cheaper() -> None:
-    s = size_pool(np.full(720, 4.0), lease_per_gpu_hour=200 / 24, container_per_gpu_hour=10)
+    s = size_pool(np.full(720, 4.0), cost_of=linear(200 / 24, 10, 720))
     assert s.reserved == 4
-    s = size_pool(np.full(720, 4.0), lease_per_gpu_hour=11, container_per_gpu_hour=10)
+    s = size_pool(np.full(720, 4.0), cost_of=linear(11, 10, 720))
     assert s.reserved == 0
 
 
 def test_bad_demand() -> None:
     with pytest.raises(ValueError):
-        size_pool(np.array([]), lease_per_gpu_hour=1, container_per_gpu_hour=1)
+        size_pool(np.array([]), cost_of=linear(1, 1, 0))
     with pytest.raises(ValueError):
-        size_pool(np.array([1.0, -1.0]), lease_per_gpu_hour=1, container_per_gpu_hour=1)
+        size_pool(np.array([1.0, -1.0]), cost_of=linear(1, 1, 2))

@@ -11,7 +11,7 @@ The engine knows jobs and pools, not file formats.
 
 from __future__ import annotations
 
-from gpuplan.sim.cost import PoolPrices, price_replay
+from gpuplan.sim.cost import price_replay
 from gpuplan.sim.replay import (
     ReplayResult,
     parse_reserved,
@@ -24,7 +24,6 @@ from gpuplan.sim.traces import FORMATS, Trace, read_trace
 
 __all__ = [
     "FORMATS",
-    "PoolPrices",
     "ReplayResult",
     "Trace",
     "parse_reserved",

@@ -45,16 +45,19 @@ import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
+from gpuplan.demand import calendar_span_hours
 from gpuplan.errors import UsageError
-from gpuplan.sim.cost import PoolPrices, price_replay
+from gpuplan.sim.cost import price_replay
 from gpuplan.sim.traces import Trace
 
-QUEUEINGS = ("strict-fifo", "best-effort-fifo")
-PACKINGS = ("gpu", "node")
+if TYPE_CHECKING:
+    from gpuplan.pricing import PoolPricing
+
 UNITS_PER_GPU = 1000
 
 
@@ -130,7 +133,7 @@ def replay_reference(
     jobs: Jobs,
     reserved: int,
     wait_s: float,
-    queueing: str = "strict-fifo",
+    queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
 ) -> ReplayResult:
@@ -264,7 +267,7 @@ def replay(
     jobs: Jobs,
     reserved: int,
     wait_s: float,
-    queueing: str = "strict-fifo",
+    queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
 ) -> ReplayResult:
@@ -305,7 +308,7 @@ def summarize(
     reserved: int,
     *,
     slowdown: float = 1.0,
-    prices: PoolPrices | None = None,
+    prices: PoolPricing | None = None,
 ) -> dict[str, Any]:
     """One object of the `-o json` contract."""
     gh = jobs.gpus * jobs.duration / 3600.0
@@ -317,6 +320,8 @@ def summarize(
     ends = result.start + np.where(b, jobs.duration * slowdown, jobs.duration)
     span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
     util = reserved_h / (reserved * span_h) if reserved > 0 and span_h > 0 else 0.0
+    # money divides by the trace's calendar span, as submitted: never one the slowdown or queueing stretched
+    calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
     return {
         "reserved_gpus": int(reserved),
         "jobs": len(jobs),
@@ -330,7 +335,7 @@ def summarize(
             "max": float(wait_h.max()) if wait_h.size else 0.0,
         },
         "reserved_utilization": util,
-        "cost": None if prices is None else price_replay(prices, reserved, span_h, burst_h),
+        "cost": None if prices is None else price_replay(prices, reserved, calendar_h, burst_h),
     }
 
 
@@ -363,10 +368,10 @@ def simulate(
     reserved: Sequence[int],
     wait_hours: float,
     *,
-    queueing: str = "strict-fifo",
+    queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
-    prices: PoolPrices | None = None,
+    prices: PoolPricing | None = None,
     implementation: str = "fast",
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
@@ -374,6 +379,8 @@ def simulate(
     jobs = trace if isinstance(trace, Jobs) else Jobs.from_trace(trace)
     for r in reserved:
         _check(int(r), queueing, packing, gpus_per_node)
+        if prices is not None and prices.lease is not None:
+            prices.lease.check_pool_size(int(r))
     run = replay if implementation == "fast" else replay_reference
     wait_s = wait_hours * 3600.0
     slowdown = prices.container_slowdown if prices is not None else 1.0
