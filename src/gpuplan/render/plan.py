@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import os
-from datetime import UTC, datetime
 from typing import Any
 
 from gpuplan.i18n import t
 from gpuplan.planner import PlanResult, PoolPlan
+from gpuplan.reproducible import generated_at
 
 SCHEMA = "gpuplan.plan/1"
 
@@ -17,27 +16,14 @@ def _r(x: float, nd: int = 2) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
 
 
-def generated_at() -> str:
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    when = datetime.fromtimestamp(int(epoch), tz=UTC) if epoch else datetime.now(tz=UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _factor(res: PlanResult) -> float:
-    return res.scenario.days_per_month * 24 / res.demand.hours
-
-
 def assignment_text(a: Any, lang: str) -> str:
     return t(f"plan.{a.reason_key}", lang, **a.params)
 
 
 def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
-    f = _factor(res)
     pools = []
     curve = []
     for p in res.pools:
-        elastic = float(p.demand_elastic.sum())
-        ct_mid = p.ct.price_per_gpu_hour.mid if p.ct else 0.0
         pools.append({
             "gpu": p.gpu,
             "vendor": p.vendor,
@@ -56,23 +42,17 @@ def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
             "container_slowdown": _r(p.slowdown, 4),
             "cost_per_month": {"lease": _r(p.lease_per_month), "ops": _r(p.ops_per_month),
                                "spill": _r(p.spill_per_month), "elastic": _r(p.elastic_per_month),
-                               "hybrid": _r(p.hybrid_per_month)},
+                               "setup": _r(p.setup_per_month), "hybrid": _r(p.hybrid_per_month)},
+            "lease_hours": _r(p.lease_hours),
             "marginal": {"ratio": _r(p.marginal.ratio, 4),
                          "share_above_reserved_minus_step": _r(p.marginal.share_above_below, 4),
                          "share_above_reserved": _r(p.marginal.share_above, 4)},
         })
-        # the low/high curves are sized over the same candidates (same pinned minimum, peak and step)
-        same = (len(p.sizing_low.candidates) == len(p.sizing.candidates) == len(p.sizing_high.candidates))
-        ct_low = p.ct.price_per_gpu_hour.low if p.ct else 0.0
-        ct_high = p.ct.price_per_gpu_hour.high if p.ct else 0.0
-        for i, (r, c) in enumerate(zip(p.sizing.candidates, p.sizing.costs, strict=True)):
-            point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r),
-                                     "cost_per_month": _r((float(c) + elastic * ct_mid * p.slowdown_elastic) * f)}
-            if same:
-                point["cost_per_month_low"] = _r(
-                    (float(p.sizing_low.costs[i]) + elastic * ct_low * p.slowdown_elastic) * f)
-                point["cost_per_month_high"] = _r(
-                    (float(p.sizing_high.costs[i]) + elastic * ct_high * p.slowdown_elastic) * f)
+        for i, (r, c) in enumerate(zip(p.sizing.candidates, p.curve_per_month, strict=True)):
+            point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r), "cost_per_month": _r(float(c))}
+            if p.curve_low_per_month is not None and p.curve_high_per_month is not None:
+                point["cost_per_month_low"] = _r(float(p.curve_low_per_month[i]))
+                point["cost_per_month_high"] = _r(float(p.curve_high_per_month[i]))
             curve.append(point)
     assignments = [{
         "workload": a.workload.id, "placement": a.placement, "reason": assignment_text(a, lang),
@@ -87,6 +67,7 @@ def plan_json(res: PlanResult, lang: str = "en") -> dict[str, Any]:
         "generated_at": generated_at(),
         "queueing": res.queueing,
         "horizon_hours": res.demand.hours,
+        "calendar_hours": _r(res.pools[0].horizon_hours if res.pools else float(res.demand.hours)),
         "demand_source": res.demand.source,
         "pools": pools,
         "assignments": assignments,
@@ -110,18 +91,19 @@ def _sum_lines(res: PlanResult, p: PoolPlan, lang: str) -> list[str]:
     lines = []
     if p.bm and p.reserved:
         lines.append(t("plan.sum_lease", lang, r=p.reserved, price=p.lease_per_gpu_hour * 24, currency=cur,
-                       days=res.scenario.days_per_month, total=p.lease_per_month))
+                       days=p.lease_days_per_month, total=p.lease_per_month))
     if p.ops_per_month:
         lines.append(t("plan.sum_ops", lang, total=p.ops_per_month))
-    f = _factor(res)
-    elastic_h = float(p.demand_elastic.sum()) * f
+    elastic_h = p.elastic_gpu_hours_per_month
     spill_h = p.spill_gpu_hours_per_month - elastic_h
     if p.ct and spill_h > 1e-9:
-        lines.append(t("plan.sum_containers", lang, hours=spill_h, price=p.ct.price_per_gpu_hour.mid, currency=cur,
+        lines.append(t("plan.sum_containers", lang, hours=spill_h, price=p.container_per_gpu_hour, currency=cur,
                        sd=p.slowdown, total=p.spill_per_month))
     if p.ct and elastic_h > 1e-9:
-        lines.append(t("plan.sum_elastic", lang, hours=elastic_h, price=p.ct.price_per_gpu_hour.mid, currency=cur,
+        lines.append(t("plan.sum_elastic", lang, hours=elastic_h, price=p.container_per_gpu_hour, currency=cur,
                        sd=p.slowdown_elastic, total=p.elastic_per_month))
+    if p.setup_per_month > 1e-9:
+        lines.append(t("plan.sum_setup", lang, total=p.setup_per_month))
     lines.append(t("plan.sum_total", lang, total=p.hybrid_per_month, currency=cur))
     return lines
 
@@ -165,25 +147,22 @@ def plan_table(res: PlanResult, lang: str, console: Any, explain: bool = False) 
 
 
 def explain_lines(res: PlanResult, lang: str) -> list[str]:
-    f = _factor(res)
     lines = [t("plan.explain_title", lang)]
     for p in res.pools:
         lines.append(t("plan.explain_formula", lang, gpu=p.gpu))
         if p.bm and p.ct:
             mg = p.marginal
             lines.append("  " + t("plan.explain_marginal", lang, ratio=mg.ratio,
-                                  lease=p.lease_per_gpu_hour, ct=p.ct.price_per_gpu_hour.mid, sd=p.slowdown,
+                                  lease=p.lease_per_gpu_hour, ct=p.container_per_gpu_hour, sd=p.slowdown,
                                   r=p.reserved, below=mg.share_above_below, above=mg.share_above, step=p.step))
         lines.append("  " + t("plan.explain_range", lang, low=p.sizing_low.reserved, high=p.sizing_high.reserved))
         if p.pinned_peak > 0:
             lines.append("  " + t("plan.explain_pinned", lang, peak=p.pinned_peak))
         best = int(list(p.sizing.candidates).index(p.reserved))
         lo, hi = max(0, best - 3), min(len(p.sizing.candidates), best + 4)
-        for r, c in zip(p.sizing.candidates[lo:hi], p.sizing.costs[lo:hi], strict=True):
+        for r, c in zip(p.sizing.candidates[lo:hi], p.curve_per_month[lo:hi], strict=True):
             mark = " ←" if int(r) == p.reserved else ""
-            ct_price = p.ct.price_per_gpu_hour.mid if p.ct else 0.0
-            elastic = float(p.demand_elastic.sum()) * ct_price * p.slowdown_elastic
-            lines.append(f"    R={int(r):>4}  {(float(c) + elastic) * f:>14,.0f}{mark}")
+            lines.append(f"    R={int(r):>4}  {float(c):>14,.0f}{mark}")
     return lines
 
 
