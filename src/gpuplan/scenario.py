@@ -283,10 +283,10 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
                              "a workload cannot require both; split it into two workloads.")
 
     offer_gpus = {o.gpu for o in offers}
-    for i, w in enumerate(workloads):
-        if not set(w.gpus_allowed) & offer_gpus:
+    for i, resolved in enumerate(workloads):
+        if not set(resolved.gpus_allowed) & offer_gpus:
             raise loc8.error(("workloads", i, "gpu"),
-                             f"no offer provides {', '.join(w.gpus_allowed)}",
+                             f"no offer provides {', '.join(resolved.gpus_allowed)}",
                              f"offers provide: {', '.join(sorted(offer_gpus))}; add an offer or change the GPU.")
 
     team = Team(engineer_hour_cost=model.team.engineer_hour_cost, researcher_hour_cost=model.team.researcher_hour_cost)

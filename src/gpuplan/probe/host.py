@@ -81,11 +81,11 @@ def detect_container(root: Root, env: Mapping[str, str], runner: Runner) -> dict
     seen_paths: set[str] = set()
     for rel, line in _cgroup_lines(root):
         path = line.split(":", 2)[-1]
-        for fragment, runtime in _CGROUP_RUNTIMES:
+        for fragment, kind in _CGROUP_RUNTIMES:
             if fragment in path and path not in seen_paths:
                 seen_paths.add(path)
-                evidence.append(f"{rel}: cgroup path {path} ({runtime})")
-                runtimes.append(runtime)
+                evidence.append(f"{rel}: cgroup path {path} ({kind})")
+                runtimes.append(kind)
                 break
     if env.get("KUBERNETES_SERVICE_HOST"):
         evidence.append(f"KUBERNETES_SERVICE_HOST={env['KUBERNETES_SERVICE_HOST']} in the environment")
@@ -259,9 +259,9 @@ def cgroup_limits(root: Root) -> dict[str, Any]:
         got_p = _first(root, [f"{d}/cpu.cfs_period_us" for d in cpu_dirs])
         if got_q and got_p:
             evidence.append(f"{got_q[0]}: {got_q[1]}; {got_p[0]}: {got_p[1]}")
-            quota, period = _int(got_q[1]), _int(got_p[1])
-            if quota is not None and quota > 0 and period:
-                cpu = round(quota / period, 2)
+            quota_us, period_us = _int(got_q[1]), _int(got_p[1])
+            if quota_us is not None and quota_us > 0 and period_us:  # a quota of -1: no limit
+                cpu = round(quota_us / period_us, 2)
         own_mem = _own_cgroup(root, "memory").rstrip("/")
         mem_dirs = ([f"/sys/fs/cgroup/memory{own_mem}"] if own_mem else []) + ["/sys/fs/cgroup/memory"]
         got = _first(root, [f"{d}/memory.limit_in_bytes" for d in mem_dirs])

@@ -103,6 +103,7 @@ def measured_overhead(
         return out
 
     matmul = results.get("matmul_bf16")
+    matmul = matmul if isinstance(matmul, dict) else {}  # absent or malformed: no figure
     tflops = _value(matmul)
     if tflops is not None:
         eff = tflops / spec.bf16_tflops

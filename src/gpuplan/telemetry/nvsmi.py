@@ -14,14 +14,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry.samples import Collector
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import numpy as np
     import polars as pl
+
+    # The compiled parser's layout arguments: ncol, i_time, i_gpu, i_util, unit_start, unit_len, units.
+    _Layout: TypeAlias = tuple[int, int, int, int, np.ndarray, np.ndarray, np.ndarray]
 
 BLOCK_BYTES = 16 * 1024 * 1024
 _HEADER_FIELD = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[([^\]]*)\])?\s*$")
@@ -84,7 +89,8 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES,
     except OSError as exc:
         raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
     if src is None:
-        src = collector.add_source(str(path), lambda loc, _p=str(path): f"{_p}:{loc}")
+        source_name = str(path)
+        src = collector.add_source(source_name, lambda loc: f"{source_name}:{loc}")
     collector.streaming_file(path, src, block_bytes)
     node_default = path.stem
     header: Header | None = None
@@ -230,7 +236,7 @@ def _parse_data(
     return line - first_line, h
 
 
-def _compiled_layout(h: Header) -> tuple | None:
+def _compiled_layout(h: Header) -> _Layout | None:
     """The compiled parser's arguments for layout `h`, or None when it does not handle that layout:
     GPU by `index`, no `hostname` column, utilisation in %."""
     import numpy as np
@@ -342,6 +348,33 @@ def _parse_fast(
     )
     _parse_split(split, h, path, node_default, src, col)
     return n, h
+
+
+# With a layout in force the block ends with one (None only while no header has been seen).
+@overload
+def _parse_block(
+    text: str,
+    first_line: int,
+    header: Header,
+    header_line: int,
+    path: Path,
+    node_default: str,
+    src: int,
+    col: Collector,
+) -> tuple[int, Header]: ...
+
+
+@overload
+def _parse_block(
+    text: str,
+    first_line: int,
+    header: Header | None,
+    header_line: int,
+    path: Path,
+    node_default: str,
+    src: int,
+    col: Collector,
+) -> tuple[int, Header | None]: ...
 
 
 def _parse_block(

@@ -5,9 +5,18 @@ from __future__ import annotations
 import json
 import os
 import socket
-from typing import Any
+from typing import Any, TypedDict
 
-UVICORN = {"log_level": "warning", "access_log": False, "backlog": 1024}
+
+class _UvicornOptions(TypedDict):
+    """Options both serving paths give uvicorn (typed, so each is checked against uvicorn's own)."""
+
+    log_level: str
+    access_log: bool
+    backlog: int
+
+
+UVICORN: _UvicornOptions = {"log_level": "warning", "access_log": False, "backlog": 1024}
 
 
 def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: Any = None) -> None:
