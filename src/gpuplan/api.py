@@ -1,21 +1,88 @@
-"""The one orchestrator: files -> models -> engines -> results. Interfaces (CLI, web, export) call these."""
+"""The one orchestrator: inputs -> models -> engines -> results, for every command.
+
+Interfaces (the CLI, the web app, export) call these functions and only render what comes back: they
+never reach an engine or a money formula themselves. Arguments are typed values (paths, text, numbers,
+the choices in `gpuplan.constants`), never command-line words; bad input raises a `GpuplanError`
+subclass; results are result objects whose `to_json()` (or the plain data returned) is what `-o json`
+prints.
+
+Imports are lazy: a command loads only what it runs (`compare` loads neither numba nor polars, the
+CLI's `--help` none of the engines).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from gpuplan.advise import WorkloadAdvice, advise
-from gpuplan.catalog import Catalog, load_catalog
+from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
-from gpuplan.models import Overhead, Scenario
 
 if TYPE_CHECKING:
+    from gpuplan.advise import WorkloadAdvice
+    from gpuplan.catalog import Catalog
+    from gpuplan.export import ExportResult
+    from gpuplan.models import Scenario
     from gpuplan.planner import PlanResult
-from gpuplan.scenario import load_scenario, scenario_from_text
+    from gpuplan.telemetry import AuditResult, Price
+
+Lang = Literal["en", "zh"]
+DemandMode = Literal["util", "busy"]
+ExportTarget = Literal["kueue", "slurm", "volcano", "skypilot"]
+
+STARTER = """\
+# gpuplan scenario, version 1. Every amount is in `currency`.
+# Durations: 90m, 12h, 30d, 2w. Prices: amount (or [low, high]) per gpu-hour|gpu-day|gpu-month|node-...
+version: 1
+currency: CNY
+team:
+  engineer_hour_cost: 150      # money per hour of ops engineer time (leave out: ops counted as 0, with a warning)
+  researcher_hour_cost: 0      # money per hour of waiting for results (0 = ignore time)
+offers:
+  - id: bm-910b
+    gpu: ascend-910b           # `gpuplan catalog gpus` lists GPU ids
+    mode: bare-metal
+    price: {amount: [180, 260], per: gpu-day}
+    min_term: 30d              # shortest rental paid for
+    # setup, ops and overhead default by mode (see `gpuplan catalog offers` and the README)
+  - id: ct-910b
+    gpu: ascend-910b
+    mode: container
+    price: {amount: [8, 12], per: gpu-hour}
+  # - use: aws-p5-h100         # or start from a catalog offer and override fields
+workloads:
+  - id: experiments
+    kind: experiment           # training | fine-tuning | experiment | inference
+    gpu: ascend-910b
+    gpus: 4
+    hours_per_day: 6
+    days_per_week: 7
+    duration: 30d
+    utilization: 0.8           # share of running time the GPUs do work (`gpuplan audit` measures it)
+    # communication: 0.05      # non-overlapped communication share of a step; default by kind
+    # requires: []             # compliance, custom-driver, multi-node, isolation, elastic
+"""
+"""The commented starter scenario (`gpuplan init` writes it; the web page starts from it)."""
+
+
+def _catalog(catalog: str | Path | Catalog | None) -> Catalog:
+    from gpuplan.catalog import Catalog, load_catalog
+
+    return catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+
+
+def _scenario(scenario: str | Path | Scenario, cat: Catalog) -> Scenario:
+    from gpuplan.models import Scenario
+    from gpuplan.scenario import load_scenario
+
+    return scenario if isinstance(scenario, Scenario) else load_scenario(scenario, cat)
+
+
+# --- compare --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -30,6 +97,8 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
 
     Without `offer_id` the scenario must have exactly one offer the measurement can apply to.
     """
+    from gpuplan.models import Overhead
+
     ids = [o.id for o in scenario.offers]
     if offer_id is None:
         if len(ids) != 1:
@@ -87,16 +156,23 @@ def compare(
     measured: str | Path | None = None,
     measured_offer: str | None = None,
 ) -> CompareResult:
-    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
-    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, cat)
+    from gpuplan.advise import advise
+
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
     if measured is not None:
         scen = apply_measured(scen, load_measured(measured, cat), measured_offer)
     return CompareResult(scenario=scen, catalog=cat, advice=advise(scen, cat))
 
 
 def compare_text(text: str, *, name: str = "<scenario>", catalog: str | Path | Catalog | None = None) -> CompareResult:
-    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    from gpuplan.scenario import scenario_from_text
+
+    cat = _catalog(catalog)
     return compare(scenario_from_text(text, name, cat), catalog=cat)
+
+
+# --- plan -----------------------------------------------------------------------------------------
 
 
 def plan(
@@ -106,14 +182,14 @@ def plan(
     demand: str | Path | None = None,
     trace: str | Path | None = None,
     trace_format: str = "auto",
-    queueing: str = "best-effort-fifo",
+    queueing: Queueing = DEFAULT_QUEUEING,
 ) -> PlanResult:
     """Size the hybrid pool for a scenario; demand from its workloads, a demand CSV, or a job trace."""
     from gpuplan import demand as demand_mod
     from gpuplan.planner import plan_pools
 
-    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
-    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, cat)
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
     if demand is not None and trace is not None:
         raise GpuplanError("give either --demand or --trace, not both", field="--demand",
                            hint="--demand reads hourly GPUs (time,gpu,gpus); --trace reads a job trace.")
@@ -131,8 +207,389 @@ def plan(
     return plan_pools(scen, dem, cat, queueing)
 
 
-def plan_scenario(path: str | Path, catalog: str | Path | Catalog | None = None, lang: str = "en") -> dict[str, Any]:
-    """The `gpuplan.plan/1` JSON of a scenario file (used by `export`)."""
+def plan_scenario(
+    path: str | Path | Scenario,
+    catalog: str | Path | Catalog | None = None,
+    lang: Lang = "en",
+    *,
+    demand: str | Path | None = None,
+    queueing: Queueing = DEFAULT_QUEUEING,
+) -> dict[str, Any]:
+    """The `gpuplan.plan/1` JSON of a scenario (what `plan -o json` prints; `export` reads it too)."""
     from gpuplan.render.plan import plan_json
 
-    return plan_json(plan(path, catalog=catalog), lang)
+    return plan_json(plan(path, catalog=catalog, demand=demand, queueing=queueing), lang)
+
+
+# --- simulate -------------------------------------------------------------------------------------
+
+ProgressStart = Callable[[Sequence[int], int], tuple[Callable[[int, int], None] | None, Callable[[], None]]]
+"""Called once the reserved levels and the job count are known; returns (called after each level with
+(done, total), or None; called when the replays end, even on error). The CLI draws its bar with it."""
+
+
+@dataclass(frozen=True)
+class SimulateResult:
+    """The replays (one `-o json` object per reserved level) and what the table's heading shows."""
+
+    runs: list[dict[str, Any]]
+    trace: str
+    format: str
+    records: int
+    gpu_hours: float
+    wait_hours: float
+    queueing: Queueing
+    packing: Packing
+    gpus_per_node: int
+    prices: Any  # what `sim.cost.from_pool_prices` returns, or None (no scenario)
+
+    def to_json(self) -> dict[str, Any] | list[dict[str, Any]]:
+        """What `simulate -o json` prints: one object for one level, else a list."""
+        return self.runs[0] if len(self.runs) == 1 else self.runs
+
+    def meta(self) -> dict[str, Any]:
+        """The heading the table and markdown renderers show above the runs."""
+        from gpuplan.units import format_duration
+
+        return {
+            "trace": self.trace,
+            "format": self.format,
+            "records": self.records,
+            "gpu_hours": self.gpu_hours,
+            "wait": format_duration(self.wait_hours) if self.wait_hours else "0",
+            "queueing": self.queueing,
+            "packing": self.packing if self.packing == "gpu" else f"node ({self.gpus_per_node} GPUs)",
+            "prices": None if self.prices is None else vars(self.prices),
+        }
+
+
+def simulate(
+    trace: str | Path,
+    reserved: str | Sequence[int],
+    *,
+    scenario: str | Path | None = None,
+    wait: str | float = "0",
+    queueing: Queueing = DEFAULT_QUEUEING,
+    packing: Packing = "gpu",
+    gpus_per_node: int | None = None,
+    trace_format: str = "auto",
+    gpu: str | None = None,
+    catalog: str | Path | None = None,
+    progress: ProgressStart | None = None,
+) -> SimulateResult:
+    """Replay a job trace through each reserved pool size, spilling to containers.
+
+    `reserved`: `16`, `0,8,16` or `A:B:STEP` (or the numbers); `wait`: how long a queued job waits
+    before bursting (`0`, `30m`, `2h`, `inf`, or hours); `scenario`: prices the pool and the bursts.
+    """
+    from gpuplan.errors import UsageError
+    from gpuplan.sim.replay import Jobs, parse_reserved
+    from gpuplan.sim.replay import simulate as run_simulation
+    from gpuplan.sim.traces import read_trace
+    from gpuplan.units import UnitError, parse_duration
+
+    if isinstance(wait, str):
+        try:
+            wait_hours = parse_duration(wait, allow_inf=True)
+        except UnitError as exc:
+            raise UsageError(
+                str(exc), field="--wait", hint="for example --wait 0, --wait 30m, --wait 2h or --wait inf."
+            ) from None
+    else:
+        wait_hours = float(wait)
+    levels = parse_reserved(reserved) if isinstance(reserved, str) else [int(r) for r in reserved]
+    prices = _simulate_prices(scenario, gpu, catalog) if scenario is not None else None
+    gpn = gpus_per_node or (prices.gpus_per_node if prices is not None else 8)
+
+    tr = read_trace(trace, trace_format)
+    jobs = Jobs.from_trace(tr)
+
+    progress_cb, stop = progress(levels, len(jobs)) if progress is not None else (None, lambda: None)
+    try:
+        runs = run_simulation(
+            jobs,
+            levels,
+            wait_hours,
+            queueing=queueing,
+            packing=packing,
+            gpus_per_node=gpn,
+            prices=prices,
+            progress=progress_cb,
+        )
+    finally:
+        stop()
+    return SimulateResult(
+        runs=runs,
+        trace=str(trace),
+        format=tr.format,
+        records=tr.records,
+        gpu_hours=tr.gpu_hours,
+        wait_hours=wait_hours,
+        queueing=queueing,
+        packing=packing,
+        gpus_per_node=gpn,
+        prices=prices,
+    )
+
+
+def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> Any:
+    """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers."""
+    import math
+
+    from gpuplan.errors import ScenarioError
+    from gpuplan.pricing import pool_prices
+    from gpuplan.scenario import load_scenario
+    from gpuplan.sim.cost import from_pool_prices
+
+    cat = _catalog(catalog)
+    scen = load_scenario(scenario, cat)
+    pp = pool_prices(scen, gpu, catalog=cat)
+    for name, mode in (("lease_per_gpu_hour", "bare-metal"), ("container_per_gpu_hour", "container")):
+        value = getattr(pp, name)
+        if value is None or math.isnan(value):
+            raise ScenarioError(
+                f"no {mode} offer for GPU {pp.gpu!r}",
+                file=scenario,
+                field="offers",
+                hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
+            )
+    return from_pool_prices(pp, days_per_month=scen.days_per_month)
+
+
+# --- audit ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemandCurve:
+    """The hourly demand curve an audit derived (`--demand-out`): its rows as `time,gpu,gpus` CSV."""
+
+    mode: DemandMode
+    rows: int
+    csv: str
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    result: AuditResult
+    demand: DemandCurve | None = None
+
+    def demand_info(self, demand_file: str | Path | None) -> dict[str, Any] | None:
+        """The JSON's `demand` key: where the curve was written, its mode and its rows."""
+        if self.demand is None:
+            return None
+        return {"file": str(demand_file), "mode": self.demand.mode, "rows": self.demand.rows}
+
+    def to_json(self, demand_file: str | Path | None = None) -> dict[str, Any]:
+        """What `audit -o json` prints (`demand_file`: where the caller wrote `demand.csv`)."""
+        from gpuplan.telemetry.report import to_json
+
+        return to_json(self.result, self.demand_info(demand_file))
+
+
+def parse_time(text: str, now: float, field: str) -> float:
+    """`7d` (that long before now), an ISO 8601 time (UTC if no zone), or unix seconds."""
+    from datetime import UTC, datetime
+
+    from gpuplan.errors import UsageError
+    from gpuplan.units import UnitError, parse_duration
+
+    value = text.strip()
+    if value.lower() == "now":
+        return now
+    try:
+        return now - parse_duration(value) * 3600.0
+    except UnitError:
+        pass
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        raise UsageError(
+            f"expected a duration before now (7d), an ISO time or unix seconds, got {text!r}",
+            field=field,
+            hint="for example --since 7d --until now, or --since 2024-03-01T00:00:00Z",
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def audit(
+    files: Sequence[str | Path] = (),
+    *,
+    prometheus: str | None = None,
+    since: str = "7d",
+    until: str = "now",
+    step: str = "60s",
+    selector: str = "",
+    timeout: str = "30s",
+    price: str | None = None,
+    offer: str | None = None,
+    scenario: str | Path | None = None,
+    catalog: str | Path | None = None,
+    currency: str = "USD",
+    gpus_per_node: int | None = None,
+    demand_mode: DemandMode | None = None,
+    gpu_type: str | None = None,
+) -> AuditReport:
+    """What the GPUs really did, from telemetry files and/or a live Prometheus.
+
+    `price` (`8/gpu-hour`, `2000/node-month`) or `offer` (an offer id, from `scenario` or the catalog)
+    prices the idle time; `demand_mode` also derives the hourly demand curve (`plan --demand` reads it).
+    """
+    import time
+
+    from gpuplan.errors import UsageError
+    from gpuplan.telemetry import Collector, Price, analyze, read_into
+    from gpuplan.units import UnitError, parse_duration
+
+    if not files and not prometheus:
+        raise UsageError(
+            "nothing to audit: give telemetry files or --prometheus URL",
+            hint="gpuplan audit gpu-log.csv --price 8/gpu-hour, "
+            "or --prometheus http://prometheus:9090 --since 7d",
+        )
+    if price and offer:
+        raise UsageError("give --price or --offer, not both", field="--price")
+    col = Collector()
+    if files:
+        read_into([Path(f) for f in files], col)
+    if prometheus:
+        from gpuplan.telemetry.promlive import LiveQuery, fetch
+
+        try:
+            step_s = parse_duration(step) * 3600.0
+            timeout_s = parse_duration(timeout) * 3600.0
+        except UnitError as exc:
+            raise UsageError(str(exc), field="--step/--timeout", hint="for example --step 60s") from None
+        now = time.time()
+        end = parse_time(until, now, "--until")
+        start = parse_time(since, end, "--since")
+        fetch(LiveQuery(prometheus, start, end, step_s=step_s, selector=selector, timeout_s=timeout_s), col)
+    samples = col.finish()
+
+    the_price: Price | None = None
+    if price:
+        the_price = _audit_price(price, currency, gpus_per_node, samples.registry.keys)
+    elif offer:
+        from gpuplan.pricing import offer_price
+
+        op = offer_price(offer, scenario_path=scenario, catalog_path=catalog)
+        the_price = Price(op.per_gpu_hour, op.currency, low=op.low, high=op.high, source=f"offer {offer}")
+
+    result = analyze(samples, the_price)
+    curve = None
+    if demand_mode is not None:
+        curve = _demand(samples, demand_mode, gpu_type, catalog)
+    return AuditReport(result=result, demand=curve)
+
+
+def _audit_price(price: str, currency: str, gpus_per_node: int | None, keys: Sequence[tuple[str, Any]]) -> Price:
+    """`--price`: per GPU-hour; a node price is split over `gpus_per_node`, else the most GPUs seen on a node."""
+    from gpuplan.errors import UsageError
+    from gpuplan.telemetry import Price
+    from gpuplan.units import UnitError, parse_rate_price, per_gpu_hour
+
+    try:
+        amount, per = parse_rate_price(price)
+    except UnitError as exc:
+        raise UsageError(str(exc), field="--price", hint="for example --price 8/gpu-hour") from None
+    per_node = gpus_per_node
+    if per_node is None:
+        counts: dict[str, int] = {}
+        for node, _ in keys:
+            counts[node] = counts.get(node, 0) + 1
+        per_node = max(counts.values(), default=1)
+    value = per_gpu_hour(amount, per, gpus_per_node=per_node, days_per_month=30.0)
+    return Price(value, currency, source=f"--price {price}")
+
+
+def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str | Path | None) -> DemandCurve:
+    from gpuplan.telemetry import demand_csv, demand_curve
+
+    cat = None
+    try:
+        from gpuplan.catalog import load_catalog
+
+        cat = load_catalog(catalog)
+    except Exception:  # the demand curve still works with raw model names
+        cat = None
+
+    def gpu_type_of(model: str | None) -> str:
+        if model and cat is not None:
+            spec = cat.match_gpu(model)
+            if spec is not None:
+                return str(spec.id)
+        return model or gpu_type or "gpu"
+
+    rows = demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu")
+    return DemandCurve(mode=mode, rows=len(rows), csv=demand_csv(rows))
+
+
+# --- probe ----------------------------------------------------------------------------------------
+
+
+def probe(
+    *, root: str | Path = "/", bench: bool = False, catalog: str | Path | None = None, lang: Lang = "en"
+) -> dict[str, Any]:
+    """Inspect this node (or the /proc and /sys tree under `root`): the `gpuplan.probe/1` document."""
+    from gpuplan.probe import probe_node, to_json
+
+    return to_json(probe_node(root, bench=bench, catalog=_catalog(catalog)), lang)
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+def export(
+    target: ExportTarget,
+    source: str | Path,
+    *,
+    api: Literal["v1beta2", "v1beta1"] = "v1beta2",
+    name: str = "gpuplan",
+    namespaces: Sequence[str] = (),
+    cpu_per_gpu: str = "16",
+    memory_per_gpu: str = "128Gi",
+    gpu_resources: Mapping[str, str] | None = None,
+    autoscale: bool = False,
+    provisioning_class: str = "check-capacity.autoscaling.x-k8s.io",
+    leased_context: str = "gpuplan-leased",
+    elastic_context: str = "gpuplan-elastic",
+    accelerators: Mapping[str, str] | None = None,
+    generated_at: str | None = None,
+    catalog: str | Path | None = None,
+) -> ExportResult:
+    """The plan (`PLAN.json`, or planned from `SCENARIO.yaml`) as scheduler configuration files.
+
+    `gpu_resources`: GPU id (or `*` for all) -> Kubernetes resource name; `accelerators`: GPU id ->
+    SkyPilot accelerator name; `namespaces`: Kueue LocalQueue namespaces (default: `default`).
+    """
+    import re
+
+    from gpuplan.errors import UsageError
+    from gpuplan.export import ExportOptions, load_plan
+    from gpuplan.export import export as run_export
+
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name) or len(name) > 40:
+        raise UsageError(
+            f"--name: expected a lower-case DNS label (a-z, 0-9, -), got {name!r}", field="--name"
+        )
+    options = ExportOptions(
+        api=api,
+        name=name,
+        namespaces=tuple(dict.fromkeys(namespaces or ["default"])),
+        cpu_per_gpu=cpu_per_gpu,
+        memory_per_gpu=memory_per_gpu,
+        gpu_resources=dict(gpu_resources or {}),
+        autoscale=autoscale,
+        provisioning_class=provisioning_class,
+        leased_context=leased_context,
+        elastic_context=elastic_context,
+        accelerators=dict(accelerators or {}),
+        generated_at=generated_at,
+    )
+    plan_ = load_plan(source, catalog=catalog)
+    return run_export(target, plan_, options)

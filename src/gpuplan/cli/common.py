@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class OutputFormat(str, Enum):
@@ -45,7 +48,7 @@ def write_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-def console():  # type: ignore[no-untyped-def]
+def console() -> Console:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False)

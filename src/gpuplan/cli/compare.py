@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.api import STARTER
 from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console, write_json
 
@@ -42,40 +43,6 @@ def compare(
         typer.echo(compare_markdown(result, lang_code))
     else:
         compare_table(result, lang_code, console(), explain=explain)
-
-
-STARTER = """\
-# gpuplan scenario, version 1. Every amount is in `currency`.
-# Durations: 90m, 12h, 30d, 2w. Prices: amount (or [low, high]) per gpu-hour|gpu-day|gpu-month|node-...
-version: 1
-currency: CNY
-team:
-  engineer_hour_cost: 150      # money per hour of ops engineer time (leave out: ops counted as 0, with a warning)
-  researcher_hour_cost: 0      # money per hour of waiting for results (0 = ignore time)
-offers:
-  - id: bm-910b
-    gpu: ascend-910b           # `gpuplan catalog gpus` lists GPU ids
-    mode: bare-metal
-    price: {amount: [180, 260], per: gpu-day}
-    min_term: 30d              # shortest rental paid for
-    # setup, ops and overhead default by mode (see `gpuplan catalog offers` and the README)
-  - id: ct-910b
-    gpu: ascend-910b
-    mode: container
-    price: {amount: [8, 12], per: gpu-hour}
-  # - use: aws-p5-h100         # or start from a catalog offer and override fields
-workloads:
-  - id: experiments
-    kind: experiment           # training | fine-tuning | experiment | inference
-    gpu: ascend-910b
-    gpus: 4
-    hours_per_day: 6
-    days_per_week: 7
-    duration: 30d
-    utilization: 0.8           # share of running time the GPUs do work (`gpuplan audit` measures it)
-    # communication: 0.05      # non-overlapped communication share of a step; default by kind
-    # requires: []             # compliance, custom-driver, multi-node, isolation, elastic
-"""
 
 
 @app.command()

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
+from gpuplan.api import ExportTarget
 from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, LangOpt
 
-
-class Target(StrEnum):
-    kueue = "kueue"
-    slurm = "slurm"
-    volcano = "volcano"
-    skypilot = "skypilot"
-
-
-class KueueApi(StrEnum):
-    v1beta2 = "v1beta2"
-    v1beta1 = "v1beta1"
+KueueApi = Literal["v1beta2", "v1beta1"]
 
 
 def _pairs(values: list[str], flag: str, *, bare_key: str | None = None) -> dict[str, str]:
@@ -46,7 +36,7 @@ def _pairs(values: list[str], flag: str, *, bare_key: str | None = None) -> dict
 
 @app.command()
 def export(
-    target: Annotated[Target, typer.Argument(help="kueue, slurm, volcano or skypilot.")],
+    target: Annotated[ExportTarget, typer.Argument(help="kueue, slurm, volcano or skypilot.")],
     source: Annotated[
         Path, typer.Argument(help="PLAN.json (`gpuplan plan SCENARIO -o json`) or SCENARIO.yaml.")
     ],
@@ -59,9 +49,7 @@ def export(
             "instead of one stream on standard output.",
         ),
     ] = None,
-    api: Annotated[KueueApi, typer.Option("--api", help="Kueue API version (v1beta1 for Kueue < 0.15).")] = (
-        KueueApi.v1beta2
-    ),
+    api: Annotated[KueueApi, typer.Option("--api", help="Kueue API version (v1beta1 for Kueue < 0.15).")] = "v1beta2",
     namespace: Annotated[
         list[str] | None, typer.Option("--namespace", "-n", help="Kueue LocalQueue namespace (repeatable).")
     ] = None,
@@ -111,22 +99,17 @@ def export(
     lang: LangOpt = "en",  # type: ignore[assignment]
 ) -> None:
     """Write the plan as scheduler configuration: leased bare-metal first, elastic containers next."""
-    import re
-
+    from gpuplan import api as gpuplan_api
     from gpuplan.errors import UsageError
-    from gpuplan.export import ExportOptions, load_plan
-    from gpuplan.export import export as run_export
     from gpuplan.i18n import t
 
     lang_code = getattr(lang, "value", lang)
-    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name) or len(name) > 40:
-        raise UsageError(
-            f"--name: expected a lower-case DNS label (a-z, 0-9, -), got {name!r}", field="--name"
-        )
-    options = ExportOptions(
-        api=api.value,
+    result = gpuplan_api.export(
+        target,
+        source,
+        api=api,
         name=name,
-        namespaces=tuple(dict.fromkeys(namespace or ["default"])),
+        namespaces=namespace or (),
         cpu_per_gpu=cpu_per_gpu,
         memory_per_gpu=memory_per_gpu,
         gpu_resources=_pairs(gpu_resource or [], "--gpu-resource", bare_key="*"),
@@ -136,9 +119,8 @@ def export(
         elastic_context=elastic_context,
         accelerators=_pairs(accelerator or [], "--accelerator"),
         generated_at=generated_at,
+        catalog=catalog,
     )
-    plan = load_plan(source, catalog=catalog)
-    result = run_export(target.value, plan, options)
     if output_dir is None:
         sys.stdout.write(result.stdout)
         return
@@ -152,7 +134,7 @@ def export(
     for f in result.files:
         (output_dir / f.name).write_text(f.text, encoding="utf-8")
     typer.echo(
-        t("export.wrote", lang_code, count=len(result.files), target=target.value, dir=str(output_dir))
+        t("export.wrote", lang_code, count=len(result.files), target=target, dir=str(output_dir))
     )
     for f in result.files:
         typer.echo(f"  {output_dir / f.name}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -10,11 +9,7 @@ import typer
 
 from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console, write_json
-
-
-class Queueing(str, Enum):
-    best_effort_fifo = "best-effort-fifo"
-    strict_fifo = "strict-fifo"
+from gpuplan.constants import DEFAULT_QUEUEING, Queueing
 
 
 @app.command()
@@ -26,7 +21,7 @@ def plan(
     trace: Annotated[Path | None, typer.Option("--trace", help="A job trace (formats as for `simulate`).")] = None,
     trace_format: Annotated[str, typer.Option("--trace-format", help="Trace format, default: by header.")] = "auto",
     queueing: Annotated[Queueing, typer.Option("--queueing", help="Queueing the exported config uses.")] = (
-        Queueing.best_effort_fifo),
+        DEFAULT_QUEUEING),
     output: OutputOpt = OutputFormat.table,
     lang: LangOpt = "en",  # type: ignore[assignment]
     explain: ExplainOpt = False,
@@ -39,7 +34,7 @@ def plan(
 
     lang_code = getattr(lang, "value", lang)
     result = api.plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
-                      queueing=queueing.value)
+                      queueing=queueing)
     if html is not None:
         from gpuplan.render.html import write_report
 

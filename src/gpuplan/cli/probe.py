@@ -24,12 +24,10 @@ def probe(
     catalog: CatalogOpt = None,
 ) -> None:
     """Inspect this node: container, VM or bare metal (with evidence), GPUs, NVLink, network, RDMA."""
-    from gpuplan.catalog import load_catalog
-    from gpuplan.probe import probe_node, to_json
+    from gpuplan import api
     from gpuplan.probe.render import render_markdown, render_table
 
-    report = probe_node(root, bench=bench, catalog=load_catalog(catalog))
-    doc = to_json(report, lang.value)
+    doc = api.probe(root=root, bench=bench, catalog=catalog, lang=lang.value)
     if output is OutputFormat.json:
         write_json(doc)
     elif output is OutputFormat.markdown:

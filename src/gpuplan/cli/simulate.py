@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, HtmlOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
-
-
-class Queueing(StrEnum):
-    strict = "strict-fifo"
-    best_effort = "best-effort-fifo"
-
-
-class Packing(StrEnum):
-    gpu = "gpu"
-    node = "node"
+from gpuplan.constants import Packing, Queueing
 
 
 class TraceFormat(StrEnum):
@@ -49,11 +41,13 @@ def simulate(
         typer.Option("--wait", "-w", help="How long a queued job waits before bursting: 0, 30m, 2h, inf."),
     ] = "0",
     queueing: Annotated[
-        Queueing, typer.Option("--queueing", help="strict-fifo or best-effort-fifo (Kueue's strategies).")
-    ] = Queueing.strict,
+        Queueing,
+        typer.Option("--queueing", help="strict-fifo or best-effort-fifo (Kueue's strategies)."),
+    ] = "strict-fifo",
     packing: Annotated[
-        Packing, typer.Option("--packing", help="gpu (pooled GPUs) or node (first-fit onto whole nodes).")
-    ] = Packing.gpu,
+        Packing,
+        typer.Option("--packing", help="gpu (pooled GPUs) or node (first-fit onto whole nodes)."),
+    ] = "gpu",
     gpus_per_node: Annotated[
         int | None,
         typer.Option(
@@ -75,115 +69,70 @@ def simulate(
     """Replay a job trace through R reserved GPUs that spill to an elastic container pool."""
     import sys
 
-    from gpuplan.errors import UsageError
-    from gpuplan.sim.replay import Jobs, parse_reserved
-    from gpuplan.sim.replay import simulate as run_simulation
-    from gpuplan.sim.traces import read_trace
-    from gpuplan.units import UnitError, format_duration, parse_duration
+    from gpuplan import api
 
-    try:
-        wait_hours = parse_duration(wait, allow_inf=True)
-    except UnitError as exc:
-        raise UsageError(
-            str(exc), field="--wait", hint="for example --wait 0, --wait 30m, --wait 2h or --wait inf."
-        ) from None
-    levels = parse_reserved(reserved)
-    prices = _prices(scenario, gpu, catalog) if scenario is not None else None
-    gpn = gpus_per_node or (prices.gpus_per_node if prices is not None else 8)
-
-    tr = read_trace(trace, trace_format.value)
-    jobs = Jobs.from_trace(tr)
-
-    progress_cb, stop = _progress(len(levels), len(jobs), lang.value, levels)
-    try:
-        results = run_simulation(
-            jobs,
-            levels,
-            wait_hours,
-            queueing=queueing.value,
-            packing=packing.value,
-            gpus_per_node=gpn,
-            prices=prices,
-            progress=progress_cb,
-        )
-    finally:
-        stop()
-
+    result = api.simulate(
+        trace,
+        reserved,
+        scenario=scenario,
+        wait=wait,
+        queueing=queueing,
+        packing=packing,
+        gpus_per_node=gpus_per_node,
+        trace_format=trace_format.value,
+        gpu=gpu,
+        catalog=catalog,
+        progress=_progress(lang.value),
+    )
     if html is not None:
         from gpuplan.render.html import write_report
 
-        write_report("simulate", results[0] if len(results) == 1 else results, html, lang.value)
+        write_report("simulate", result.to_json(), html, lang.value)
     if output is OutputFormat.json:
-        write_json(results[0] if len(results) == 1 else results)
+        write_json(result.to_json())
         return
-    meta: dict[str, Any] = {
-        "trace": str(trace),
-        "format": tr.format,
-        "records": tr.records,
-        "gpu_hours": tr.gpu_hours,
-        "wait": format_duration(wait_hours) if wait_hours else "0",
-        "queueing": queueing.value,
-        "packing": packing.value if packing is Packing.gpu else f"node ({gpn} GPUs)",
-        "prices": None if prices is None else vars(prices),
-    }
     from gpuplan.sim.render import render_markdown, render_table
 
     if output is OutputFormat.markdown:
-        sys.stdout.write(render_markdown(meta, results, lang.value))
+        sys.stdout.write(render_markdown(result.meta(), result.runs, lang.value))
     else:
         out = console()
-        for item in render_table(meta, results, lang.value):
+        for item in render_table(result.meta(), result.runs, lang.value):
             out.print(item)
 
 
-def _prices(scenario: Path, gpu: str | None, catalog: Path | None):  # type: ignore[no-untyped-def]
-    import math
-
-    from gpuplan.catalog import load_catalog
-    from gpuplan.errors import ScenarioError
-    from gpuplan.pricing import pool_prices
-    from gpuplan.scenario import load_scenario
-    from gpuplan.sim.cost import from_pool_prices
-
-    cat = load_catalog(catalog)
-    scen = load_scenario(scenario, cat)
-    pp = pool_prices(scen, gpu, catalog=cat)
-    for name, mode in (("lease_per_gpu_hour", "bare-metal"), ("container_per_gpu_hour", "container")):
-        value = getattr(pp, name)
-        if value is None or math.isnan(value):
-            raise ScenarioError(
-                f"no {mode} offer for GPU {pp.gpu!r}",
-                file=scenario,
-                field="offers",
-                hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
-            )
-    return from_pool_prices(pp, days_per_month=scen.days_per_month)
+ProgressCb = Callable[[int, int], None]
 
 
-def _progress(steps: int, jobs: int, lang: str, levels: list[int]):  # type: ignore[no-untyped-def]
+def _progress(lang: str) -> Callable[[Sequence[int], int], tuple[ProgressCb | None, Callable[[], None]]]:
     """A rich progress bar on stderr for long runs; nothing when stderr is not a terminal."""
-    import sys
 
-    if not sys.stderr.isatty() or steps * jobs < 200_000:
-        return None, lambda: None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    def start(levels: Sequence[int], jobs: int) -> tuple[ProgressCb | None, Callable[[], None]]:
+        import sys
 
-    from gpuplan.i18n import t
+        steps = len(levels)
+        if not sys.stderr.isatty() or steps * jobs < 200_000:
+            return None, lambda: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    task = bar.add_task(t("simulate.progress", lang, reserved=levels[0]), total=steps)
-    bar.start()
+        from gpuplan.i18n import t
 
-    def update(done: int, total: int) -> None:
-        label = levels[min(done, total - 1)]
-        bar.update(task, completed=done, description=t("simulate.progress", lang, reserved=label))
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        task = bar.add_task(t("simulate.progress", lang, reserved=levels[0]), total=steps)
+        bar.start()
 
-    return update, bar.stop
+        def update(done: int, total: int) -> None:
+            label = levels[min(done, total - 1)]
+            bar.update(task, completed=done, description=t("simulate.progress", lang, reserved=label))
+
+        return update, bar.stop
+
+    return start
