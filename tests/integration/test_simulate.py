@@ -38,7 +38,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_json_one_object_per_r(capsys: pytest.CaptureFixture[str], trace: Path) -> None:
-    rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "30m", "-o", "json")
+    rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "30m", "--queueing", "strict-fifo", "-o", "json")
     assert rc == 0
     doc = json.loads(out)
     assert set(doc) == KEYS
@@ -64,6 +64,16 @@ def test_json_one_object_per_r(capsys: pytest.CaptureFixture[str], trace: Path) 
     docs = json.loads(out)
     assert rc == 0 and [d["reserved_gpus"] for d in docs] == [0, 4, 8]
     assert docs[0]["burst_jobs"] == 3 and docs[1]["burst_jobs"] == 0 and docs[2]["burst_jobs"] == 0
+
+
+def test_default_queueing_is_kueues_best_effort_fifo(capsys: pytest.CaptureFixture[str], trace: Path) -> None:
+    rc, out, _ = run(capsys, str(trace), "--reserved", "4", "-o", "markdown")
+    assert rc == 0 and "best-effort-fifo" in out and "strict-fifo" not in out
+    _, default, _ = run(capsys, str(trace), "--reserved", "0:8:2", "--wait", "1h", "-o", "json")
+    _, explicit, _ = run(
+        capsys, str(trace), "--reserved", "0:8:2", "--wait", "1h", "--queueing", "best-effort-fifo", "-o", "json"
+    )
+    assert json.loads(default) == json.loads(explicit)
 
 
 def test_table_and_markdown_in_both_languages(capsys: pytest.CaptureFixture[str], trace: Path) -> None:

@@ -11,7 +11,7 @@ import typer
 
 from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, HtmlOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
-from gpuplan.constants import Packing, Queueing
+from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
 
 class TraceFormat(StrEnum):
@@ -43,7 +43,7 @@ def simulate(
     queueing: Annotated[
         Queueing,
         typer.Option("--queueing", help="strict-fifo or best-effort-fifo (Kueue's strategies)."),
-    ] = "strict-fifo",
+    ] = DEFAULT_QUEUEING,
     packing: Annotated[
         Packing,
         typer.Option("--packing", help="gpu (pooled GPUs) or node (first-fit onto whole nodes)."),
