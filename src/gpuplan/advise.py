@@ -87,6 +87,35 @@ class WorkloadAdvice:
     break_even_hours: float | None
 
 
+@dataclass(frozen=True)
+class HoursCurve:
+    """One option's decision cost at each hours-per-day value (the report's break-even chart)."""
+
+    offer: str
+    mode: str
+    feasible: bool
+    points: tuple[tuple[float, float], ...]
+
+
+HOURS_STEP = 0.5
+
+
+def hours_grid(step: float = HOURS_STEP) -> list[float]:
+    """(0, 24] in `step` hours: 0.5, 1.0, ..., 24.0."""
+    n = int(round(24 / step))
+    return [step * k for k in range(1, n + 1)]
+
+
+def hours_curves(adv: WorkloadAdvice, s: Scenario, cat: Catalog, hours: list[float] | None = None) -> list[HoursCurve]:
+    """The decision cost (total at mid prices + priced waiting, what the verdict minimises) of each
+    option of one workload at each hours-per-day value; the break-even is where the cheapest
+    container curve crosses the cheapest bare-metal curve. Computed on request (reports), not by `advise`."""
+    grid = hours if hours is not None else hours_grid()
+    return [HoursCurve(r.offer.id, r.offer.mode, r.feasible,
+                       tuple((h, _decision(adv.workload, r.offer, s, cat, hours_per_day=h)) for h in grid))
+            for r in adv.options]
+
+
 def _feasibility(w: Workload, o: Offer) -> Note | None:
     if o.mode == "container":
         for req in ("compliance", "custom-driver"):

@@ -148,8 +148,7 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
         except KeyError:
             raise GpuplanError(f"no offer `{offer_id}` in the scenario", file=scenario_path, field="--offer",
                                hint=f"offers: {', '.join(x.id for x in scen.offers)}") from None
-        return OfferPrice(o.id, o.price_per_gpu_hour.mid, o.price_per_gpu_hour.low, o.price_per_gpu_hour.high,
-                          scen.currency, o.mode, o.gpu)
+        return _offer_price(o, scen)
     if offer_id not in cat.offers:
         raise GpuplanError(f"no catalog offer `{offer_id}`", field="--offer",
                            hint="`gpuplan catalog offers` lists them, or pass --scenario with your own offers.")
@@ -161,9 +160,14 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
                            "workloads": [{"id": "x", "kind": "experiment", "gpu": entry["gpu"], "gpus": 1,
                                           "hours_per_day": 1, "duration": "1d"}]},
                           _Locator("<catalog>"), cat)
-    o = scen.offers[0]
-    return OfferPrice(o.id, o.price_per_gpu_hour.mid, o.price_per_gpu_hour.low, o.price_per_gpu_hour.high,
-                      currency, o.mode, o.gpu)
+    return _offer_price(scen.offers[0], scen)
+
+
+def _offer_price(o: Offer, scen: Scenario) -> OfferPrice:
+    """An audit prices observed GPU-hours at the tariff's unit price (a node price over its GPUs)."""
+    t = Tariff.of(o, scen)
+    return OfferPrice(o.id, t.unit_price("mid"), t.unit_price("low"), t.unit_price("high"), scen.currency, o.mode,
+                      o.gpu)
 
 
 __all__ = ["OfferPrice", "PoolPricing", "cheapest", "offer_price", "pool_prices", "pool_slowdown"]
