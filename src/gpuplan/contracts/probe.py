@@ -16,7 +16,20 @@ from gpuplan.contracts._base import Count, Int, Record
 SCHEMA = "gpuplan.probe/1"
 
 Deployment = Literal["bare-metal", "vm", "container", "container-on-vm"]
-CheckId = Literal["network_speed", "rdma", "gpu_interconnect", "gpu_shared", "deployment", "bench"]
+# `bench` when nothing was measured, else one `bench_<figure>` per figure of `bench.results`
+CheckId = Literal[
+    "network_speed",
+    "rdma",
+    "gpu_interconnect",
+    "gpu_shared",
+    "deployment",
+    "bench",
+    "bench_hbm_copy",
+    "bench_matmul_bf16",
+    "bench_h2d_pinned",
+    "bench_p2p",
+    "bench_allreduce_busbw",
+]
 CheckStatus = Literal["pass", "warn", "fail", "unknown"]
 # nvidia-smi topo's words: NVLink, or the PCIe path between two GPUs ("?": NVML did not say)
 P2pLink = Literal["NV", "SELF", "PIX", "PXB", "PHB", "NODE", "SYS", "?"]
