@@ -23,7 +23,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
-    from gpuplan.advise import WorkloadAdvice
+    from gpuplan.advise import HoursCurve, WorkloadAdvice
     from gpuplan.catalog import Catalog
     from gpuplan.export import ExportResult
     from gpuplan.models import Scenario
@@ -90,6 +90,8 @@ class CompareResult:
     scenario: Scenario
     catalog: Catalog
     advice: list[WorkloadAdvice]
+    # workload id -> each option's cost against hours per day (the report's chart); only when asked for
+    hours_curves: dict[str, list[HoursCurve]] = dataclasses.field(default_factory=dict)
 
 
 def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:
@@ -155,21 +157,28 @@ def compare(
     catalog: str | Path | Catalog | None = None,
     measured: str | Path | None = None,
     measured_offer: str | None = None,
+    hours_curves: bool = False,
 ) -> CompareResult:
-    from gpuplan.advise import advise
+    """Each workload on each offer and the verdict; `hours_curves` also computes the report's cost
+    against hours-per-day curves (48 cost evaluations per option, so only when a report needs them)."""
+    from gpuplan import advise as advise_mod
 
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
     if measured is not None:
         scen = apply_measured(scen, load_measured(measured, cat), measured_offer)
-    return CompareResult(scenario=scen, catalog=cat, advice=advise(scen, cat))
+    advice = advise_mod.advise(scen, cat)
+    curves = {a.workload.id: advise_mod.hours_curves(a, scen, cat) for a in advice} if hours_curves else {}
+    return CompareResult(scenario=scen, catalog=cat, advice=advice, hours_curves=curves)
 
 
-def compare_text(text: str, *, name: str = "<scenario>", catalog: str | Path | Catalog | None = None) -> CompareResult:
+def compare_text(
+    text: str, *, name: str = "<scenario>", catalog: str | Path | Catalog | None = None, hours_curves: bool = False
+) -> CompareResult:
     from gpuplan.scenario import scenario_from_text
 
     cat = _catalog(catalog)
-    return compare(scenario_from_text(text, name, cat), catalog=cat)
+    return compare(scenario_from_text(text, name, cat), catalog=cat, hours_curves=hours_curves)
 
 
 # --- plan -----------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ def compare(
     from gpuplan.render.compare import compare_json, compare_markdown, compare_table
 
     lang_code = getattr(lang, "value", lang)
-    result = api.compare(scenario, catalog=catalog, measured=measured, measured_offer=measured_offer)
+    result = api.compare(scenario, catalog=catalog, measured=measured, measured_offer=measured_offer,
+                         hours_curves=html is not None)
     if html is not None:
         from gpuplan.render.html import write_report
 
