@@ -169,7 +169,8 @@ def test_heavy_engines(client: TestClient, tmp_path: Path, capsys: pytest.Captur
     assert r.json() == cli_json(capsys, "simulate", str(trace), "--reserved", "0:8:4", "--wait", "1h")
     assert not Path("/etc/evil name.csv").exists() and not (tmp_path.parent / "evil_name.csv").exists()
     assert client.post("/api/simulate", data={"reserved": "4"}, files={"x": ("a", b"")}).status_code == 400
-    assert client.post("/api/simulate", files=files, data={"reserved": "--help"}).status_code == 400
+    r = client.post("/api/simulate", files=files, data={"reserved": "--help"})
+    assert r.status_code == 400 and r.json()["field"] == "--reserved"
     r = client.post("/api/simulate", files={"trace": ("t.csv", b"submit_time,duration\n1,2\n")},
                     data={"reserved": "4"})
     assert r.status_code == 422 and set(r.json()) >= ERROR_KEYS
@@ -185,17 +186,125 @@ def test_heavy_engines(client: TestClient, tmp_path: Path, capsys: pytest.Captur
     assert client.post("/api/audit", data={"price": "8/gpu-hour"}, files={"x": ("a", b"")}).status_code == 400
 
 
-def test_engines_not_in_the_build_are_501(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_engine_is_in_the_build(client: TestClient) -> None:
+    assert client.get("/api/health").json()["engines"] == {"compare": True, "plan": True, "simulate": True,
+                                                           "audit": True}
+    page = client.get("/").text
+    assert 'id="sim-form" class="tool"' in page and 'id="audit-form" class="tool"' in page
+    assert page.count("<fieldset>") == 2 and "<fieldset disabled" not in page
+
+
+def test_uploads_named_like_flags_are_just_names(client: TestClient, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file called `--demand-out` once swallowed the next upload, and `--help` gave a 500: uploads are labels."""
+    monkeypatch.chdir(tmp_path)  # the api reads the same names from here, so the answers must be identical
+    trace = write_trace(tmp_path / "--help")
+    r = client.post("/api/simulate", files={"trace": ("--help", trace.read_bytes(), "text/csv")},
+                    data={"reserved": "0:8:4", "wait": "1h"})
+    assert r.status_code == 200, r.text
+    assert r.json() == api.simulate("--help", "0:8:4", wait="1h").to_json()
+
+    a = write_nvsmi(tmp_path / "--help")
+    b = write_nvsmi(tmp_path / "--demand-out")
+    files = [("files", ("--help", a.read_bytes(), "text/csv")), ("files", ("--demand-out", b.read_bytes(), "text/csv"))]
+    r = client.post("/api/audit", files=files, data={"price": "8/gpu-hour", "currency": "CNY"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got == api.audit(["--help", "--demand-out"], price="8/gpu-hour", currency="CNY").to_json()
+    assert got["input"]["files"] == ["--help", "--demand-out"]
+    assert {g["node"] for g in got["gpus"]} == {"--help", "--demand-out"}  # nodes named after the files, as on the CLI
+
+
+def test_web_errors_are_the_cli_errors(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    text = "submit_time,duration,gpus\n0,10,1\n5,-3,1\n"
+    Path("bad.csv").write_text(text, encoding="utf-8")
+    r = client.post("/api/simulate", files={"trace": ("bad.csv", text.encode())}, data={"reserved": "4"})
+    assert r.status_code == 422
+    with pytest.raises(GpuplanError) as exc:
+        api.simulate("bad.csv", "4")
+    assert r.json() == exc.value.to_dict() and r.json()["file"] == "bad.csv" and r.json()["line"] == 3
+    capsys.readouterr()
+    assert main(["simulate", "bad.csv", "--reserved", "4"]) == 2
+    assert str(exc.value) in " ".join(capsys.readouterr().err.split())  # the line the CLI prints
+
+    r = client.post("/api/simulate", files={"trace": ("bad.csv", text.encode())},
+                    data={"reserved": "4", "wait": "soon"})
+    with pytest.raises(GpuplanError) as exc:
+        api.simulate("bad.csv", "4", wait="soon")
+    assert r.status_code == 400 and r.json() == exc.value.to_dict() and r.json()["error"] == "usage"
+
+    r = client.post("/api/audit", files={"files": ("empty.csv", b"")})
+    assert r.status_code == 422 and r.json()["error"] == "telemetry" and r.json()["file"] == "empty.csv"
+    assert str(tmp_path) not in r.text and "gpuplan-web-" not in r.text
+
+
+def test_odd_upload_names_and_form_values(client: TestClient, tmp_path: Path) -> None:
+    from gpuplan.web.worker import safe_name
+
+    assert safe_name("../../etc/passwd", 0) == "passwd" and safe_name("a\\b\x00c.csv", 1) == "b_c.csv"
+    assert safe_name("..", 2) == "upload-2" and safe_name("", 3) == "upload-3"
+    assert len(safe_name("é" * 300, 0).encode()) <= 200
+    trace = write_trace(tmp_path / "t.csv").read_bytes()
+    for name in ("..", "a/../../b.csv", "\x00", "😀.csv", "x" * 400):
+        r = client.post("/api/simulate", files={"trace": (name, trace)}, data={"reserved": "4"})
+        assert r.status_code == 200, (name, r.text)
+    for data in ({"reserved": "4", "queueing": "fifo"}, {"reserved": "4", "packing": "rack"},
+                 {"reserved": "4", "gpus_per_node": "eight"}, {"reserved": "4", "lang": "fr"},
+                 {"reserved": "4" * 300}, {"reserved": " "}):
+        r = client.post("/api/simulate", files={"trace": ("t.csv", trace)}, data=data)
+        assert r.status_code == 400 and set(r.json()) >= ERROR_KEYS, data
+
+
+def test_the_web_never_imports_the_cli() -> None:
+    code = (
+        "import sys\n"
+        "from fastapi.testclient import TestClient\n"
+        "from gpuplan.web.app import create_app\n"
+        f"seed = open({str(SEED)!r}, encoding='utf-8').read()\n"
+        f"hybrid = open({str(HYBRID)!r}, encoding='utf-8').read()\n"
+        "c = TestClient(create_app())\n"
+        "assert c.get('/').status_code == 200 and c.get('/api/example').status_code == 200\n"
+        "assert c.post('/api/compare', json={'scenario': seed}).status_code == 200\n"
+        "assert c.post('/api/plan', json={'scenario': hybrid}).status_code == 200\n"
+        "assert c.post('/api/report', json={'kind': 'plan', 'scenario': hybrid}).status_code == 200\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('gpuplan.cli'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_heavy_requests_past_the_limit_kill_their_worker() -> None:
     import gpuplan.web.app as web_app
 
-    monkeypatch.setattr(web_app, "available_commands", lambda: {"compare"})
-    c = TestClient(web_app.create_app())
-    for path in ("/api/plan", "/api/simulate", "/api/audit"):
-        r = c.post(path, json={"scenario": "x"})
-        assert r.status_code == 501 and r.json()["error"] == "not-implemented"
-    assert c.get("/api/health").json()["engines"] == {"compare": True, "plan": False, "simulate": False,
-                                                      "audit": False}
-    assert "disabled" in c.get("/").text
+    app = web_app.create_app(heavy_timeout_s=0.05)  # a fresh worker cannot even start in 50 ms
+    c = TestClient(app)
+    r = c.post("/api/plan", json={"scenario": HYBRID.read_text(encoding="utf-8")})
+    assert r.status_code == 503 and r.json()["error"] in ("timeout", "busy") and set(r.json()) >= ERROR_KEYS
+    for _ in range(100):
+        if app.state.heavy.workers() == 0:
+            break
+        time.sleep(0.05)
+    assert app.state.heavy.workers() == 0
+
+
+def test_heavy_requests_have_a_memory_bound(tmp_path: Path) -> None:
+    import gpuplan.web.app as web_app
+
+    trace = write_trace(tmp_path / "t.csv").read_bytes()
+    app = web_app.create_app(heavy_memory_mb=600)
+    c = TestClient(app)
+    # a billion reserved levels: the list alone is past 600 MiB
+    r = c.post("/api/simulate", files={"trace": ("t.csv", trace)}, data={"reserved": "0:1000000000:1"})
+    assert r.status_code == 503 and r.json()["error"] in ("memory", "worker") and "MiB" in r.json()["message"]
+    r = c.post("/api/simulate", files={"trace": ("t.csv", trace)}, data={"reserved": "4"})  # a fresh worker answers
+    assert r.status_code == 200 and r.json()["reserved_gpus"] == 4
+    app.state.shutdown()
+    assert app.state.heavy.workers() == 0
 
 
 def test_slow_requests_are_503(monkeypatch: pytest.MonkeyPatch) -> None:

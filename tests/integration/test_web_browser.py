@@ -135,7 +135,7 @@ def test_report_makes_no_network_request(browser, tmp_path: Path) -> None:  # ty
 
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / "report-seed-910b-en.html"
-    write_report("compare", api.compare(ROOT / "examples" / "seed-910b.yaml"), path, "en")
+    write_report("compare", api.compare(ROOT / "examples" / "seed-910b.yaml", hours_curves=True), path, "en")
     ctx = browser.new_context(viewport={"width": 1100, "height": 900})
     routed: list[str] = []
     seen: list[str] = []

@@ -1,13 +1,13 @@
 """`gpuplan serve`: one page to edit a scenario and see the answer, and a JSON API.
 
 - `POST /api/compare` returns exactly `gpuplan compare -o json` for the scenario text it is given.
-- `POST /api/plan`, `/api/simulate`, `/api/audit` return their commands' `-o json` (501 while a
-  command is not in this build). They run the real CLI in a child process with a hard time limit, on
-  files written into a private temporary folder: the request never names a server path.
+- `POST /api/plan`, `/api/simulate`, `/api/audit` return their commands' `-o json`. They call
+  `gpuplan.api` in a worker process (typed calls, never a command line) with a hard time limit and a
+  memory bound, on uploads written into a private temporary folder: the request never names a server path.
 - `POST /api/report` returns the HTML report (whole file, or the `<main>` fragment the page shows).
 - Every error is JSON: 400 for a malformed request, 413 for a body over the limit, 422 for input the
   engines reject (the same `GpuplanError.to_dict()` fields as the CLI: file, line, field, hint),
-  501 for an engine not in this build, 503 when a request runs past the time limit.
+  503 when a request runs past the time limit or its memory bound.
 """
 
 from __future__ import annotations
@@ -16,27 +16,24 @@ import asyncio
 import json
 import logging
 import os
-import re
-import shutil
-import sys
-import tempfile
-import time
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS, Packing, Queueing
 from gpuplan.errors import GpuplanError
+from gpuplan.web.worker import SCENARIO_NAME, AuditCall, Call, HeavyPool, PlanCall, SimulateCall, Upload
 
 log = logging.getLogger("gpuplan.web")
 
-HEAVY = ("plan", "simulate", "audit")
-SCENARIO_NAME = "scenario.yaml"
+ENGINES = ("compare", "plan", "simulate", "audit")
 
 
 # --- request models ------------------------------------------------------------------------------
@@ -164,6 +161,7 @@ class Settings:
     max_body_bytes: int = 20 * 1024 * 1024
     timeout_s: float = 20.0
     heavy_timeout_s: float = 120.0
+    heavy_memory_bytes: int = 2 * 1024**3
     workers: int = 4
     heavy_concurrency: int = 2
     cache_entries: int = 256
@@ -183,45 +181,44 @@ def app_from_env() -> FastAPI:
     return app
 
 
-def available_commands() -> set[str]:
-    """The commands this build registers (plan, simulate, audit land as they are finished)."""
-    import gpuplan.cli  # noqa: F401 - registers every command module on the app
-    from gpuplan.cli.app import app as cli_app
-
-    names = set()
-    for c in cli_app.registered_commands:
-        names.add(c.name or (c.callback.__name__ if c.callback else ""))
-    return names
-
-
 def create_app(
     *,
     catalog: str | Path | None = None,
     max_body_mb: float = 20.0,
     timeout_s: float = 20.0,
     heavy_timeout_s: float = 120.0,
+    heavy_memory_mb: float = 2048.0,
     workers: int = 4,
     inline_max_kb: float = 4.0,
 ) -> FastAPI:
     """The web app. `catalog` is an extra catalog file given on the server's command line; requests
-    can never name a file."""
+    can never name a file. `heavy_memory_mb` bounds each heavy worker process (0: no bound)."""
+    from contextlib import asynccontextmanager
+
     from gpuplan.catalog import load_catalog
 
-    settings = Settings(catalog=str(catalog) if catalog else None, max_body_bytes=int(max_body_mb * 1024 * 1024),
-                        timeout_s=timeout_s, heavy_timeout_s=heavy_timeout_s, workers=workers,
-                        inline_max_chars=int(inline_max_kb * 1024))
+    settings = Settings(catalog=str(catalog) if catalog else None,
+                        max_body_bytes=int(max_body_mb * 1024 * 1024), timeout_s=timeout_s,
+                        heavy_timeout_s=heavy_timeout_s, heavy_memory_bytes=int(heavy_memory_mb * 1024 * 1024),
+                        workers=workers, inline_max_chars=int(inline_max_kb * 1024))
     cat = load_catalog(settings.catalog)  # fail at start, not on the first request
     pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpuplan-engine")
-    heavy_sem = asyncio.Semaphore(settings.heavy_concurrency)
-    commands = available_commands()
+    heavy = HeavyPool(settings.heavy_concurrency, settings.heavy_memory_bytes)  # workers start on first use
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        heavy.close()
 
     app = FastAPI(
+        lifespan=lifespan,
         title="gpuplan",
         summary="Where GPU work should run: containers, bare metal or a hybrid pool.",
         version=_version(),
         description=(__doc__ or "").split("\n\n", 1)[-1],
     )
     app.state.settings = settings
+    app.state.heavy = heavy
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
     @app.exception_handler(ApiError)
@@ -270,13 +267,12 @@ def create_app(
         from gpuplan.web.page import render_page
 
         lang = lang if lang in ("en", "zh") else "en"
-        return HTMLResponse(render_page(lang, commands))
+        return HTMLResponse(render_page(lang))
 
     # --- API ---
 
     # answers that never change while the server runs: encoded once
-    health_body = _dumps({"ok": True, "version": _version(),
-                          "engines": {k: k in commands for k in ("compare", *HEAVY)}})
+    health_body = _dumps({"ok": True, "version": _version(), "engines": dict.fromkeys(ENGINES, True)})
     catalog_body = _dumps({
         "files": list(cat.files),
         "gpus": [g.model_dump(mode="json") for g in cat.gpus.values()],
@@ -286,7 +282,7 @@ def create_app(
 
     @app.get("/api/health", tags=["meta"])
     async def health() -> Response:
-        """`{"ok": true, "version": …, "engines": {"compare": true, "plan": …}}`"""
+        """`{"ok": true, "version": …, "engines": {"compare": true, "plan": true, …}}`"""
         return Response(health_body, media_type="application/json")
 
     @app.get("/api/catalog", tags=["catalog"])
@@ -329,53 +325,62 @@ def create_app(
         return await cached(("compare", body.lang, body.scenario), "application/json", _compare_json, body.scenario,
                             body.lang, cat, inline=small(body.scenario))
 
+    async def run_heavy(call: Call, media: str = "application/json") -> Response:
+        """Run `call` in a worker process; past `heavy_timeout_s` (queue included) the worker is killed."""
+        job = heavy.submit(call)
+        try:
+            status, body = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)),
+                                                  settings.heavy_timeout_s)
+        except TimeoutError:
+            if heavy.abandon(job):
+                raise _err(503, "timeout", f"the request took longer than {settings.heavy_timeout_s:g} s",
+                           hint="use a smaller input here, or run the command line.") from None
+            raise _err(503, "busy", "the server is busy with other heavy requests", hint="try again shortly.") from None
+        return Response(body, status_code=status, media_type=media if status == 200 else "application/json")
+
     @app.post("/api/plan", tags=["engines"], openapi_extra=_body_schema(PlanIn))
-    async def api_plan(request: Request) -> JSONResponse:
-        """What `gpuplan plan FILE -o json` prints (501 until `plan` is in this build)."""
-        _need(commands, "plan")
+    async def api_plan(request: Request) -> Response:
+        """What `gpuplan plan FILE -o json` prints."""
         body = await _read_model(request, PlanIn)
-        files = {SCENARIO_NAME: body.scenario.encode()}
-        args = ["plan", SCENARIO_NAME, "-o", "json", "--lang", body.lang]
-        if body.demand_csv is not None:
-            files["demand.csv"] = body.demand_csv.encode()
-            args += ["--demand", "demand.csv"]
-        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+        return await run_heavy(PlanCall(scenario=body.scenario, lang=body.lang, demand_csv=body.demand_csv,
+                                        catalog=settings.catalog))
 
     @app.post("/api/simulate", tags=["engines"])
-    async def api_simulate(request: Request) -> JSONResponse:
+    async def api_simulate(request: Request) -> Response:
         """Multipart form: `trace` (file), `reserved` (e.g. `8` or `0:32:4`), optional `wait`, `queueing`,
         `packing`, `gpus_per_node`, `trace_format`, `scenario` (text). What `gpuplan simulate -o json` prints."""
-        _need(commands, "simulate")
         form = await _read_form(request)
-        files, names = await _uploads(form, "trace", one=True)
-        args = ["simulate", names[0], "-o", "json"]
-        if not form.get("reserved"):
+        traces = await _uploads(form, "trace", one=True)
+        reserved = _text(form, "reserved")
+        if not reserved:
             raise _err(400, "request", "`reserved` is required", field="reserved", hint="e.g. 8, 4,8,16 or 0:32:4")
-        opts = {"reserved": "--reserved", "wait": "--wait", "queueing": "--queueing", "packing": "--packing",
-                "gpus_per_node": "--gpus-per-node", "trace_format": "--trace-format", "lang": "--lang"}
-        for key, flag in opts.items():
-            v = form.get(key)
-            if isinstance(v, str) and v.strip():
-                args += [flag, _safe_value(key, v)]
-        scen = form.get("scenario")
-        if isinstance(scen, str) and scen.strip():
-            files[SCENARIO_NAME] = scen.encode()
-            args += ["--scenario", SCENARIO_NAME]
-        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+        _text(form, "lang", choices=("en", "zh"))
+        gpn = _text(form, "gpus_per_node")
+        if gpn is not None and not (gpn.isdigit() and int(gpn) >= 1):
+            raise _err(400, "request", "`gpus_per_node` must be a whole number >= 1", field="gpus_per_node")
+        call = SimulateCall(
+            trace=traces[0],
+            reserved=reserved,
+            wait=_text(form, "wait") or "0",
+            queueing=cast(Queueing, _text(form, "queueing", choices=QUEUEINGS) or DEFAULT_QUEUEING),
+            packing=cast(Packing, _text(form, "packing", choices=PACKINGS) or "gpu"),
+            gpus_per_node=int(gpn) if gpn is not None else None,
+            trace_format=_text(form, "trace_format") or "auto",
+            scenario=_text(form, "scenario", limit=None),
+            catalog=settings.catalog,
+        )
+        return await run_heavy(call)
 
     @app.post("/api/audit", tags=["engines"])
-    async def api_audit(request: Request) -> JSONResponse:
+    async def api_audit(request: Request) -> Response:
         """Multipart form: `files` (one or more nvidia-smi CSV or Prometheus JSON files), optional `price`
         (e.g. `8/gpu-hour`), `currency`, `lang`. What `gpuplan audit FILES -o json` prints."""
-        _need(commands, "audit")
         form = await _read_form(request)
-        files, names = await _uploads(form, "files", one=False)
-        args = ["audit", *names, "-o", "json"]
-        for key, flag in {"price": "--price", "currency": "--currency", "lang": "--lang"}.items():
-            v = form.get(key)
-            if isinstance(v, str) and v.strip():
-                args += [flag, _safe_value(key, v)]
-        return JSONResponse(await _run_cli(args, files, settings, heavy_sem))
+        files = await _uploads(form, "files", one=False)
+        _text(form, "lang", choices=("en", "zh"))
+        call = AuditCall(files=tuple(files), price=_text(form, "price"), currency=_text(form, "currency") or "USD",
+                         catalog=settings.catalog)
+        return await run_heavy(call)
 
     @app.post("/api/report", tags=["reports"], response_class=HTMLResponse, openapi_extra=_body_schema(ReportIn))
     async def api_report(request: Request) -> Response:
@@ -394,9 +399,12 @@ def create_app(
         else:
             data = body.data
             if data is None and body.kind == "plan" and body.scenario is not None:
-                _need(commands, "plan")
-                data = await _run_cli(["plan", SCENARIO_NAME, "-o", "json", "--lang", body.lang],
-                                      {SCENARIO_NAME: body.scenario.encode()}, settings, heavy_sem)
+                r = await run_heavy(PlanCall(scenario=body.scenario, lang=body.lang, catalog=settings.catalog,
+                                             report="fragment" if body.fragment else "page"),
+                                    "text/html; charset=utf-8")
+                if r.status_code == 200 and not body.fragment:
+                    r.headers["content-disposition"] = f'attachment; filename="gpuplan-plan-{body.lang}.html"'
+                return r
             if not isinstance(data, dict | list):
                 raise _err(400, "request", f"`data` (the {body.kind} JSON) is required", field="data")
             html = await run_engine(_render, body.kind, data, body.lang, body.fragment)
@@ -420,7 +428,11 @@ def create_app(
         body = await _read_model(request, EditIn)
         return {"scenario": await run_engine(set_fields, body.scenario, body.set, inline=small(body.scenario))}
 
-    app.state.shutdown = lambda: pool.shutdown(wait=False, cancel_futures=True)
+    def shutdown() -> None:
+        pool.shutdown(wait=False, cancel_futures=True)
+        heavy.close()
+
+    app.state.shutdown = shutdown
     return app
 
 
@@ -471,12 +483,6 @@ def _body_schema(model: type[BaseModel]) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
-def _need(commands: set[str], name: str) -> None:
-    if name not in commands:
-        raise _err(501, "not-implemented", f"`gpuplan {name}` is not in this build yet",
-                   hint="upgrade gpuplan; /api/health lists the engines this server has.")
-
-
 async def _read_model(request: Request, model: type[BaseModel]) -> Any:
     try:
         raw = await request.body()
@@ -513,31 +519,30 @@ async def _read_form(request: Request) -> Any:
         raise _err(400, "request", f"the form cannot be read: {exc}") from None
 
 
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-async def _uploads(form: Any, key: str, *, one: bool) -> tuple[dict[str, bytes], list[str]]:
-    """Uploaded files under `key`, renamed to safe names (their base name only; no path survives)."""
+async def _uploads(form: Any, key: str, *, one: bool) -> list[Upload]:
+    """The files uploaded under `key`; their names travel only as labels (see `gpuplan.web.worker`)."""
     items = [f for f in form.getlist(key) if hasattr(f, "read")]
     if not items:
         raise _err(400, "request", f"no file uploaded as `{key}`", field=key)
     if one and len(items) > 1:
         raise _err(400, "request", f"upload one file as `{key}`", field=key)
-    files: dict[str, bytes] = {}
-    names: list[str] = []
-    for i, up in enumerate(items):
-        base = _SAFE_NAME.sub("_", Path(str(up.filename or f"upload{i}")).name).lstrip(".") or f"upload{i}"
-        name = base if base not in files and base != SCENARIO_NAME else f"{i}-{base}"
-        files[name] = await up.read()
-        names.append(name)
-    return files, names
+    return [Upload(name=str(up.filename or f"upload-{i}"), data=await up.read()) for i, up in enumerate(items)]
 
 
-def _safe_value(key: str, v: str) -> str:
-    """A form value passed to the CLI as an option's value: never something that reads as a flag."""
+def _text(form: Any, key: str, *, choices: tuple[str, ...] | None = None, limit: int | None = 200) -> str | None:
+    """A text field of the form (None when absent or blank); 400 for a file, an over-long value or a bad choice."""
+    v = form.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise _err(400, "request", f"`{key}` must be text, not a file", field=key)
     v = v.strip()
-    if v.startswith("-") or len(v) > 200 or "\x00" in v:
+    if not v:
+        return None
+    if (limit is not None and len(v) > limit) or "\x00" in v:
         raise _err(400, "request", f"bad value for `{key}`", field=key)
+    if choices is not None and v not in choices:
+        raise _err(400, "request", f"`{key}` must be one of {', '.join(choices)}, got {v!r}", field=key)
     return v
 
 
@@ -568,7 +573,8 @@ def _compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:
     from gpuplan import api
     from gpuplan.render.html import render_report
 
-    return render_report("compare", api.compare_text(text, name=SCENARIO_NAME, catalog=cat), lang, fragment=fragment)
+    result = api.compare_text(text, name=SCENARIO_NAME, catalog=cat, hours_curves=True)
+    return render_report("compare", result, lang, fragment=fragment)
 
 
 def _render(kind: str, data: Any, lang: str, fragment: bool) -> str:
@@ -583,52 +589,3 @@ def _render(kind: str, data: Any, lang: str, fragment: bool) -> str:
             raise _err(422, "input", f"`data` is not a {kind} result: {type(exc).__name__}: {exc}",
                        field="data", hint=f"send the JSON that /api/{kind} returned.") from None
         raise
-
-
-async def _run_cli(args: list[str], files: dict[str, bytes], settings: Settings, sem: asyncio.Semaphore) -> Any:
-    """Run `gpuplan ARGS` in a child process inside a fresh temporary folder holding `files`; return its
-    JSON. Errors come back as the CLI's `GpuplanError.to_dict()`; past the time limit the child is killed."""
-    tmp = tempfile.mkdtemp(prefix="gpuplan-web-")
-    try:
-        for name, content in files.items():
-            Path(tmp, name).write_bytes(content)
-        cmd = [sys.executable, "-m", "gpuplan.web.runner", *args]
-        if settings.catalog:
-            cmd += ["--catalog", str(Path(settings.catalog).resolve())]
-        env = {k: v for k, v in os.environ.items() if k != "GPUPLAN_CATALOG"}
-        t0 = time.monotonic()
-        try:
-            await asyncio.wait_for(sem.acquire(), settings.heavy_timeout_s)
-        except TimeoutError:
-            raise _err(503, "busy", "the server is busy with other heavy requests", hint="try again shortly.") from None
-        try:
-            proc = await asyncio.create_subprocess_exec(*cmd, cwd=tmp, env=env, stdout=asyncio.subprocess.PIPE,
-                                                        stderr=asyncio.subprocess.PIPE)
-            left = max(1.0, settings.heavy_timeout_s - (time.monotonic() - t0))
-            try:
-                out, err = await asyncio.wait_for(proc.communicate(), left)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
-                raise _err(503, "timeout", f"the request took longer than {settings.heavy_timeout_s:g} s",
-                           hint="use a smaller input here, or run the command line.") from None
-        finally:
-            sem.release()
-        if proc.returncode == 0:
-            try:
-                return json.loads(out)
-            except ValueError:
-                raise _err(500, "internal", "the engine did not print JSON") from None
-        text = err.decode("utf-8", "replace")
-        m = re.search(r"^GPUPLAN_ERROR (\{.*\})$", text, re.M)
-        if m:
-            body = json.loads(m.group(1))
-            for k in ("file", "message", "hint"):
-                if isinstance(body.get(k), str):
-                    body[k] = body[k].replace(tmp + os.sep, "").replace(tmp, "")
-            raise ApiError(422 if body.get("error") != "usage" else 400, body)
-        log.error("engine %s failed: %s", args[0], text[-2000:])
-        raise _err(422, "input", f"the {args[0]} engine could not process this input",
-                   hint="check the files and values; if they look right, please report it (server log has details).")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)

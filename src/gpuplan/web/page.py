@@ -12,7 +12,7 @@ from gpuplan.i18n import catalog, t
 
 
 def starter_scenario() -> str:
-    from gpuplan.cli.compare import STARTER
+    from gpuplan.api import STARTER
 
     return STARTER
 
@@ -26,15 +26,14 @@ def _labels(lang: str) -> dict[str, str]:
     return {k.removeprefix("web."): v for k, v in catalog(lang).items() if k.startswith("web.")}
 
 
-def render_page(lang: str, commands: set[str]) -> str:
+def render_page(lang: str) -> str:
     from markupsafe import Markup
 
     from gpuplan.render.html import _env
 
     env = _env()
     tmpl = env.from_string(_static("index.html"))
-    engines = {k: k in commands for k in ("compare", "plan", "simulate", "audit")}
-    cfg: dict[str, Any] = {"lang": lang, "labels": _labels(lang), "engines": engines, "starter": starter_scenario()}
+    cfg: dict[str, Any] = {"lang": lang, "labels": _labels(lang), "starter": starter_scenario()}
 
     def tr(key: str, **values: Any) -> str:
         return t(f"web.{key}", lang, **values)
@@ -42,7 +41,7 @@ def render_page(lang: str, commands: set[str]) -> str:
     # </script> cannot appear inside the JSON: escape '<' as \u003c
     cfg_json = json.dumps(cfg, ensure_ascii=False).replace("<", "\\u003c")
     return tmpl.render(
-        lang=lang, t=tr, engines=engines,
+        lang=lang, t=tr,
         report_css=Markup(env.loader.get_source(env, "report.css")[0]),  # noqa: S704 - our own file
         page_css=Markup(_static("page.css")),  # noqa: S704
         page_js=Markup(_static("page.js")),  # noqa: S704

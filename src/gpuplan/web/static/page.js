@@ -216,22 +216,18 @@
     });
   }
   const sim = $("#sim-form");
-  if (CFG.engines.simulate) {
-    $("#run-sim").addEventListener("click", () => {
-      const fd = new FormData(sim);
-      fd.delete("use_scenario");
-      if (sim.elements.use_scenario.checked) fd.append("scenario", yaml.value);
-      fd.append("lang", lang);
-      upload("/api/simulate", fd, "simulate");
-    });
-  }
-  if (CFG.engines.audit) {
-    $("#run-audit").addEventListener("click", () => {
-      const fd = new FormData($("#audit-form"));
-      fd.append("lang", lang);
-      upload("/api/audit", fd, "audit");
-    });
-  }
+  $("#run-sim").addEventListener("click", () => {
+    const fd = new FormData(sim);
+    fd.delete("use_scenario");
+    if (sim.elements.use_scenario.checked) fd.append("scenario", yaml.value);
+    fd.append("lang", lang);
+    upload("/api/simulate", fd, "simulate");
+  });
+  $("#run-audit").addEventListener("click", () => {
+    const fd = new FormData($("#audit-form"));
+    fd.append("lang", lang);
+    upload("/api/audit", fd, "audit");
+  });
 
   let saved = null;
   try { saved = sessionStorage.getItem(KEY); } catch (_) { /* private mode */ }
