@@ -307,7 +307,7 @@ def load_plan(path: str | Path, catalog: str | Path | None = None) -> Plan:
         raise ExportError("file not found", file=str(path), hint="Pass a plan JSON or a scenario YAML.")
     if p.suffix.lower() in (".yaml", ".yml"):
         try:
-            from gpuplan.api import plan_scenario  # type: ignore[attr-defined]
+            from gpuplan.api import plan_scenario
         except ImportError as exc:
             raise ExportError(
                 "exporting straight from a scenario needs gpuplan.api.plan_scenario, which this build lacks",
