@@ -339,12 +339,9 @@ def test_reports_read_only_contract_fields(kind: str, documents: dict[str, list[
 
 def compare_for_report(path: Path) -> Any:
     """The compare result with what the report draws (its cost-against-hours curves are opt-in)."""
-    import inspect
-
     from gpuplan import api
 
-    wants = "hours_curves" in inspect.signature(api.compare).parameters
-    return api.compare(path, hours_curves=True) if wants else api.compare(path)
+    return api.compare(path, hours_curves=True)
 
 
 def test_compare_report_reads_only_contract_fields(monkeypatch: pytest.MonkeyPatch) -> None:
