@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gpuplan.export import ExportResult
     from gpuplan.models import Scenario
     from gpuplan.planner import PlanResult
+    from gpuplan.pricing import PoolPricing
     from gpuplan.telemetry import AuditResult, Price
 
 Lang = Literal["en", "zh"]
@@ -250,7 +251,7 @@ class SimulateResult:
     queueing: Queueing
     packing: Packing
     gpus_per_node: int
-    prices: Any  # what `sim.cost.from_pool_prices` returns, or None (no scenario)
+    prices: PoolPricing | None  # None without a scenario
 
     def to_json(self) -> dict[str, Any] | list[dict[str, Any]]:
         """What `simulate -o json` prints: one object for one level, else a list."""
@@ -268,7 +269,7 @@ class SimulateResult:
             "wait": format_duration(self.wait_hours) if self.wait_hours else "0",
             "queueing": self.queueing,
             "packing": self.packing if self.packing == "gpu" else f"node ({self.gpus_per_node} GPUs)",
-            "prices": None if self.prices is None else vars(self.prices),
+            "prices": None if self.prices is None else self.prices.summary(),
         }
 
 
@@ -341,7 +342,7 @@ def simulate(
     )
 
 
-def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> Any:
+def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> PoolPricing:
     """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers."""
     import math
 

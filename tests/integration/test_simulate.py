@@ -105,6 +105,9 @@ def test_scenario_prices_the_replay(
     assert c0["total"] == pytest.approx(c0["burst"]) and c0["ops"] == 0
     assert c4["total"] == pytest.approx(c4["lease"] + c4["ops"] + c4["burst"])
     assert c4["total_low"] <= c4["total"] <= c4["total_high"]
+    for fmt, lang, word in (("table", "en", "Priced with"), ("markdown", "zh", "CNY")):
+        rc, out, err = run(capsys, str(trace), "--scenario", str(scen), "--reserved", "0,4", "-o", fmt, "--lang", lang)
+        assert rc == 0 and word in out, err
 
 
 @pytest.mark.parametrize(
