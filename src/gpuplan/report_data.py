@@ -2,7 +2,7 @@
 
 The HTML renderer (`gpuplan.render.html`) only lays these out. Numbers shown as text come from each
 command's `-o json` contract; the one curve that is not in a contract (compare: cost against hours
-per day) is computed here by calling the cost engine, never re-derived by hand.
+per day) comes from the engine (`advise.hours_curves`, through `api.compare(..., hours_curves=True)`).
 
 Optional keys read from the other commands' JSON when present (the contracts do not require them):
 - plan:     `curve[].cost_per_month_low|high` (price band), `pools[].demand.hourly` (GPUs per hour, the
@@ -15,40 +15,7 @@ Optional keys read from the other commands' JSON when present (the contracts do 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
-
-from gpuplan.cost import option_cost
-
-HOURS_STEP = 0.5
-
-
-@dataclass(frozen=True)
-class Curve:
-    offer: str
-    mode: str
-    feasible: bool
-    points: tuple[tuple[float, float], ...]
-
-
-def hours_grid(step: float = HOURS_STEP) -> list[float]:
-    """(0, 24] in `step` hours: 0.5, 1.0, ..., 24.0."""
-    n = int(round(24 / step))
-    return [step * k for k in range(1, n + 1)]
-
-
-def cost_vs_hours(adv: Any, scenario: Any, catalog: Any, hours: list[float] | None = None) -> list[Curve]:
-    """The decision cost (total at mid prices + priced waiting, what the verdict minimises) of each
-    option of one workload, at each hours-per-day value. The break-even is where the cheapest
-    container curve crosses the cheapest bare-metal curve."""
-    grid = hours if hours is not None else hours_grid()
-    curves = []
-    for r in adv.options:
-        pts = tuple(
-            (h, option_cost(adv.workload, r.offer, scenario, catalog, hours_per_day=h).decision) for h in grid
-        )
-        curves.append(Curve(r.offer.id, r.offer.mode, r.feasible, pts))
-    return curves
 
 
 def breakdown(workload_json: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +121,7 @@ def compare_charts(result: Any, data: dict[str, Any]) -> list[dict[str, Any]]:
                 "hours_now": adv.workload.hours_per_day,
                 "break_even": wj["break_even"]["hours_per_day"],
                 "waiting_priced": result.scenario.team.researcher_hour_cost > 0,
-                "curves": cost_vs_hours(adv, result.scenario, result.catalog),
+                "curves": result.hours_curves[adv.workload.id],
                 "breakdown": breakdown(wj),
                 "wall": wall_days(wj),
             }

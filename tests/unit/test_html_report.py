@@ -20,7 +20,7 @@ EXTERNAL = re.compile(
 
 @pytest.fixture(scope="module")
 def seed() -> api.CompareResult:
-    return api.compare(SEED)
+    return api.compare(SEED, hours_curves=True)
 
 
 def assert_self_contained(html: str) -> None:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from web_inputs import SEED
 
 from gpuplan import api
+from gpuplan.advise import hours_curves, hours_grid
 from gpuplan.cost import option_cost
 from gpuplan.render.compare import compare_json
 from gpuplan.render.svg import nice_ticks, text_width
@@ -20,8 +21,6 @@ from gpuplan.report_data import (
     audit_money,
     breakdown,
     compare_charts,
-    cost_vs_hours,
-    hours_grid,
     plan_breakdown,
     plan_charts,
     simulate_charts,
@@ -30,7 +29,7 @@ from gpuplan.report_data import (
 
 @pytest.fixture(scope="module")
 def seed() -> api.CompareResult:
-    return api.compare(SEED)
+    return api.compare(SEED, hours_curves=True)
 
 
 def test_hours_grid() -> None:
@@ -41,7 +40,7 @@ def test_hours_grid() -> None:
 
 def test_curves_are_the_engine_and_cross_at_break_even(seed: api.CompareResult) -> None:
     adv = seed.advice[0]
-    curves = {c.offer: c for c in cost_vs_hours(adv, seed.scenario, seed.catalog, [1.0, 6.0, 12.0, 23.0])}
+    curves = {c.offer: c for c in hours_curves(adv, seed.scenario, seed.catalog, [1.0, 6.0, 12.0, 23.0])}
     bm, ct = curves["bm-910b"], curves["ct-910b"]
     # each point is exactly the engine's decision cost at that many hours
     for h, y in ct.points:
