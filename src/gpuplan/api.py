@@ -344,26 +344,21 @@ def simulate(
 
 def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> PoolPricing:
     """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers."""
-    import math
-
     from gpuplan.errors import ScenarioError
     from gpuplan.pricing import pool_prices
     from gpuplan.scenario import load_scenario
-    from gpuplan.sim.cost import from_pool_prices
 
     cat = _catalog(catalog)
-    scen = load_scenario(scenario, cat)
-    pp = pool_prices(scen, gpu, catalog=cat)
-    for name, mode in (("lease_per_gpu_hour", "bare-metal"), ("container_per_gpu_hour", "container")):
-        value = getattr(pp, name)
-        if value is None or math.isnan(value):
+    pp = pool_prices(load_scenario(scenario, cat), gpu, catalog=cat)
+    for tariff, mode in ((pp.lease, "bare-metal"), (pp.container, "container")):
+        if tariff is None:
             raise ScenarioError(
                 f"no {mode} offer for GPU {pp.gpu!r}",
                 file=scenario,
                 field="offers",
                 hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
             )
-    return from_pool_prices(pp, days_per_month=scen.days_per_month)
+    return pp
 
 
 # --- audit ----------------------------------------------------------------------------------------

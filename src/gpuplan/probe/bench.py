@@ -243,7 +243,7 @@ def spawn_allreduce(nbytes: int, world: int, iters: int) -> list[float]:
 
 def load_torch() -> Any | None:
     try:
-        import torch  # type: ignore[import-not-found]
+        import torch
     except ImportError:
         return None
     return torch

@@ -50,8 +50,3 @@ def price_replay(
         "per_month_low": per_month(low.total, span_hours, dpm),
         "per_month_high": per_month(high.total, span_hours, dpm),
     }
-
-
-def from_pool_prices(pp: PoolPricing, days_per_month: float | None = None) -> PoolPricing:
-    """Kept while callers move to `pricing.pool_prices` directly: the pricing already carries the month."""
-    return pp
