@@ -37,7 +37,8 @@ class PoolCostPerMonth(OpenRecord):
     spill: Money = Field(description="Containers for demand above the leased cards.")
     elastic: Money = Field(description="Containers for work that requires elastic capacity.")
     hybrid: Money = Field(description="The pool's whole monthly cost.")
-    setup: Money = Field(description="One-off setup labour, spread over the horizon.")
+    setup: Money | None = Field(default=None, description=(
+        "One-off setup labour, spread over the horizon (added with the one tariff; absent in older plans)."))
 
 
 class Marginal(Record):
@@ -64,7 +65,8 @@ class PlanPool(Record):
     reserved_gpus_high: Count = Field(description="The optimum at the high end of the price ranges.")
     container_slowdown: float | None
     cost_per_month: PoolCostPerMonth
-    lease_hours: float | None = Field(description="Paid hours of the lease over the horizon.")
+    lease_hours: float | None = Field(default=None, description=(
+        "Paid hours of the lease over the horizon (absent in older plans)."))
     marginal: Marginal
 
 
@@ -106,7 +108,8 @@ class PlanResult(Record):
     generated_at: str = Field(description="ISO 8601 UTC; SOURCE_DATE_EPOCH when set.")
     queueing: Queueing
     horizon_hours: Int = Field(ge=0, description="Hours of the demand curve.")
-    calendar_hours: float | None = Field(description="Calendar hours the per-month figures divide by.")
+    calendar_hours: float | None = Field(default=None, description=(
+        "Calendar hours the per-month figures divide by (absent in older plans)."))
     demand_source: str = Field(description="`schedules`, or the demand file the curve came from.")
     pools: list[PlanPool]
     assignments: list[PlanAssignment]

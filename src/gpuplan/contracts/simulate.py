@@ -31,8 +31,9 @@ class SimulateCost(OpenRecord):
     offer_bare_metal: str
     offer_container: str
     span_hours: float = Field(description="The trace's calendar span: the hours the R cards are leased.")
-    billed_gpus: Count = Field(description="Cards paid for: R, rounded up to whole nodes when leased by the node.")
-    nodes: Count = Field(description="Nodes the leased cards occupy.")
+    billed_gpus: Count | None = Field(default=None, description=(
+        "Cards paid for: R, rounded up to whole nodes when leased by the node (absent in older outputs)."))
+    nodes: Count | None = Field(default=None, description="Nodes the leased cards occupy (absent in older outputs).")
     lease: float
     ops: float
     burst: float
