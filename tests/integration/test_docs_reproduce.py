@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```[a-z]*\n(\$ gpuplan [^\n]*(?:\\\n[^\n]*)*)\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^```[a-z]*\n(\$ gpuplan (?:[^\n]*\\\n)*[^\n]*)\n(.*?)^```", re.M | re.S)
 
 
 def _blocks() -> list[tuple[str, str, str]]:
