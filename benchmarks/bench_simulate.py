@@ -86,9 +86,9 @@ def main() -> int:
         print(f"the shared trace is missing: {SHARED}", file=sys.stderr)
         return 2
 
+    from gpuplan.inputs.units import parse_duration
     from gpuplan.sim.replay import Jobs, parse_reserved, replay, replay_reference, simulate, summarize
     from gpuplan.sim.traces import read_trace
-    from gpuplan.units import parse_duration
 
     wait_s = parse_duration(args.wait, allow_inf=True) * 3600
     with tempfile.TemporaryDirectory() as tmp:

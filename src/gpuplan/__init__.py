@@ -22,17 +22,17 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover
     from gpuplan.api import CompareResult, compare
-    from gpuplan.catalog import load_catalog
     from gpuplan.errors import GpuplanError, ScenarioError
-    from gpuplan.scenario import load_scenario
+    from gpuplan.inputs.catalog import load_catalog
+    from gpuplan.inputs.scenario import load_scenario
 
 _LAZY = {
     "CompareResult": "gpuplan.api",
     "compare": "gpuplan.api",
-    "load_catalog": "gpuplan.catalog",
+    "load_catalog": "gpuplan.inputs.catalog",
     "GpuplanError": "gpuplan.errors",
     "ScenarioError": "gpuplan.errors",
-    "load_scenario": "gpuplan.scenario",
+    "load_scenario": "gpuplan.inputs.scenario",
 }
 
 

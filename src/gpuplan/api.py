@@ -23,12 +23,12 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
-    from gpuplan.advise import HoursCurve, WorkloadAdvice
-    from gpuplan.catalog import Catalog
+    from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
+    from gpuplan.engines.planner import PlanResult
+    from gpuplan.engines.pricing import PoolPricing
     from gpuplan.export import ExportResult
-    from gpuplan.models import Scenario
-    from gpuplan.planner import PlanResult
-    from gpuplan.pricing import PoolPricing
+    from gpuplan.inputs.catalog import Catalog
+    from gpuplan.inputs.scenario_types import Scenario
     from gpuplan.telemetry import AuditResult, Price
 
 Lang = Literal["en", "zh"]
@@ -71,14 +71,14 @@ workloads:
 
 
 def _catalog(catalog: str | Path | Catalog | None) -> Catalog:
-    from gpuplan.catalog import Catalog, load_catalog
+    from gpuplan.inputs.catalog import Catalog, load_catalog
 
     return catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
 
 
 def _scenario(scenario: str | Path | Scenario, cat: Catalog) -> Scenario:
-    from gpuplan.models import Scenario
-    from gpuplan.scenario import load_scenario
+    from gpuplan.inputs.scenario import load_scenario
+    from gpuplan.inputs.scenario_types import Scenario
 
     return scenario if isinstance(scenario, Scenario) else load_scenario(scenario, cat)
 
@@ -100,7 +100,7 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
 
     Without `offer_id` the scenario must have exactly one offer the measurement can apply to.
     """
-    from gpuplan.models import Overhead
+    from gpuplan.inputs.scenario_types import Overhead
 
     ids = [o.id for o in scenario.offers]
     if offer_id is None:
@@ -162,7 +162,7 @@ def compare(
 ) -> CompareResult:
     """Each workload on each offer and the verdict; `hours_curves` also computes the report's cost
     against hours-per-day curves (48 cost evaluations per option, so only when a report needs them)."""
-    from gpuplan import advise as advise_mod
+    from gpuplan.engines import advise as advise_mod
 
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
@@ -176,7 +176,7 @@ def compare(
 def compare_text(
     text: str, *, name: str = "<scenario>", catalog: str | Path | Catalog | None = None, hours_curves: bool = False
 ) -> CompareResult:
-    from gpuplan.scenario import scenario_from_text
+    from gpuplan.inputs.scenario import scenario_from_text
 
     cat = _catalog(catalog)
     return compare(scenario_from_text(text, name, cat), catalog=cat, hours_curves=hours_curves)
@@ -195,8 +195,8 @@ def plan(
     queueing: Queueing = DEFAULT_QUEUEING,
 ) -> PlanResult:
     """Size the hybrid pool for a scenario; demand from its workloads, a demand CSV, or a job trace."""
-    from gpuplan import demand as demand_mod
-    from gpuplan.planner import plan_pools
+    from gpuplan.engines.planner import plan_pools
+    from gpuplan.inputs import demand as demand_mod
 
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
@@ -259,7 +259,7 @@ class SimulateResult:
 
     def meta(self) -> dict[str, Any]:
         """The heading the table and markdown renderers show above the runs."""
-        from gpuplan.units import format_duration
+        from gpuplan.inputs.units import format_duration
 
         return {
             "trace": self.trace,
@@ -293,10 +293,10 @@ def simulate(
     before bursting (`0`, `30m`, `2h`, `inf`, or hours); `scenario`: prices the pool and the bursts.
     """
     from gpuplan.errors import UsageError
+    from gpuplan.inputs.units import UnitError, parse_duration
     from gpuplan.sim.replay import Jobs, parse_reserved
     from gpuplan.sim.replay import simulate as run_simulation
     from gpuplan.sim.traces import read_trace
-    from gpuplan.units import UnitError, parse_duration
 
     if isinstance(wait, str):
         try:
@@ -344,9 +344,9 @@ def simulate(
 
 def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> PoolPricing:
     """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers."""
+    from gpuplan.engines.pricing import pool_prices
     from gpuplan.errors import ScenarioError
-    from gpuplan.pricing import pool_prices
-    from gpuplan.scenario import load_scenario
+    from gpuplan.inputs.scenario import load_scenario
 
     cat = _catalog(catalog)
     pp = pool_prices(load_scenario(scenario, cat), gpu, catalog=cat)
@@ -396,7 +396,7 @@ def parse_time(text: str, now: float, field: str) -> float:
     from datetime import UTC, datetime
 
     from gpuplan.errors import UsageError
-    from gpuplan.units import UnitError, parse_duration
+    from gpuplan.inputs.units import UnitError, parse_duration
 
     value = text.strip()
     if value.lower() == "now":
@@ -448,8 +448,8 @@ def audit(
     import time
 
     from gpuplan.errors import UsageError
+    from gpuplan.inputs.units import UnitError, parse_duration
     from gpuplan.telemetry import Collector, Price, analyze, read_into
-    from gpuplan.units import UnitError, parse_duration
 
     if not files and not prometheus:
         raise UsageError(
@@ -480,7 +480,7 @@ def audit(
     if price:
         the_price = _audit_price(price, currency, gpus_per_node, samples.registry.keys)
     elif offer:
-        from gpuplan.pricing import offer_price
+        from gpuplan.engines.pricing import offer_price
 
         op = offer_price(offer, scenario_path=scenario, catalog_path=catalog)
         the_price = Price(op.per_gpu_hour, op.currency, low=op.low, high=op.high, source=f"offer {offer}")
@@ -495,8 +495,8 @@ def audit(
 def _audit_price(price: str, currency: str, gpus_per_node: int | None, keys: Sequence[tuple[str, Any]]) -> Price:
     """`--price`: per GPU-hour; a node price is split over `gpus_per_node`, else the most GPUs seen on a node."""
     from gpuplan.errors import UsageError
+    from gpuplan.inputs.units import UnitError, parse_rate_price, per_gpu_hour
     from gpuplan.telemetry import Price
-    from gpuplan.units import UnitError, parse_rate_price, per_gpu_hour
 
     try:
         amount, per = parse_rate_price(price)
@@ -517,7 +517,7 @@ def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str |
 
     cat = None
     try:
-        from gpuplan.catalog import load_catalog
+        from gpuplan.inputs.catalog import load_catalog
 
         cat = load_catalog(catalog)
     except Exception:  # the demand curve still works with raw model names

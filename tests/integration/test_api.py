@@ -30,7 +30,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_compare_loads_no_heavy_engine() -> None:
     mods = _modules_after("import gpuplan.api\ngpuplan.api.compare('examples/seed-910b.yaml')")
-    assert "gpuplan.api" in mods and "gpuplan.advise" in mods
+    assert "gpuplan.api" in mods and "gpuplan.engines.advise" in mods
     heavy = {m for m in mods if m.split(".")[0] in ("numba", "polars", "fastapi", "typer")}
     heavy |= {m for m in mods if m.startswith(("gpuplan.sim", "gpuplan.telemetry", "gpuplan.cli", "gpuplan.web"))}
     assert not heavy, sorted(heavy)

@@ -149,7 +149,7 @@ def test_subprocess(logs) -> None:
 
 
 def test_offer_price_from_catalog(logs, capsys) -> None:
-    pytest.importorskip("gpuplan.pricing")
+    pytest.importorskip("gpuplan.engines.pricing")
     out = _json(capsys, ["audit", str(logs.files[1]), "--offer", "aws-p5-h100", "-o", "json"])
     f = out["fleet"]
     assert f["price_per_gpu_hour"] > 0 and f["currency"]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan import api
-from gpuplan.catalog import load_catalog
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.render.compare import compare_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

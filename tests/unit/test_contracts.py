@@ -97,8 +97,9 @@ def literal(alias: Any) -> set[Any]:
 
 def test_choices_agree_with_the_engines() -> None:
     """The contracts spell their choices out; the engines define them too. They must not drift."""
-    from gpuplan import constants, models
+    from gpuplan import constants
     from gpuplan.contracts import audit, plan, probe
+    from gpuplan.inputs import scenario_types as models
     from gpuplan.probe.checks import Status
     from gpuplan.telemetry.analyze import CLASSES
     from gpuplan.telemetry.samples import BAD_KINDS
@@ -362,7 +363,7 @@ def test_compare_report_reads_only_contract_fields(monkeypatch: pytest.MonkeyPat
 
 def test_a_misspelt_key_is_caught(documents: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch) -> None:
     """The check can fail: in a template, in Python (`[]` and `.get`), and in a real report."""
-    from gpuplan import report_data
+    from gpuplan.render import report_data
     from gpuplan.render.html import _env, render_report
 
     doc = documents["plan"][0]

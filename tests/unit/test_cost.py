@@ -1,10 +1,10 @@
-"""Hand-computed costs against the formulas in gpuplan.cost."""
+"""Hand-computed costs against the formulas in gpuplan.engines.cost."""
 
 import pytest
 
-from gpuplan.catalog import load_catalog
-from gpuplan.cost import option_cost
-from gpuplan.scenario import scenario_from_text
+from gpuplan.engines.cost import option_cost
+from gpuplan.inputs.catalog import load_catalog
+from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
 

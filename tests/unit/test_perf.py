@@ -1,8 +1,8 @@
 import pytest
 
-from gpuplan.catalog import load_catalog
-from gpuplan.perf import expected_max_uniform, slowdown
-from gpuplan.scenario import scenario_from_text
+from gpuplan.inputs.catalog import load_catalog
+from gpuplan.inputs.scenario import scenario_from_text
+from gpuplan.models.perf import expected_max_uniform, slowdown
 
 CAT = load_catalog()
 

@@ -8,9 +8,9 @@ import pytest
 
 from gpuplan import api
 from gpuplan.cli import main
-from gpuplan.demand import daily_profile, from_schedules
+from gpuplan.inputs.demand import daily_profile, from_schedules
+from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.render.plan import plan_json
-from gpuplan.scenario import scenario_from_text
 
 ROOT = Path(__file__).resolve().parents[2]
 HYBRID = ROOT / "examples" / "seed-hybrid.yaml"

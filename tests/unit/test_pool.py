@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from gpuplan.pool import marginal, size_pool, spill_curve
+from gpuplan.engines.pool import marginal, size_pool, spill_curve
 
 
 def linear(p: float, c: float, hours: int, ops_per_node: float = 0.0):  # type: ignore[no-untyped-def]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _probe_fakes import GOLDEN
 
-from gpuplan.catalog import load_catalog
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.probe.ascend import parse_npu_smi_info, probe_ascend
 
 TEXT = (GOLDEN / "npu-smi-info-910b.txt").read_text()

@@ -7,7 +7,7 @@ from _probe_fakes import FakeBackend, FakeTorch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuplan.catalog import load_catalog
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.probe.bench import (
     TorchBackend,
     allreduce_busbw_gbs,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _probe_fakes import FakeNVML, a100_mig_node, h100_node, pcie_pair_node
 
-from gpuplan.catalog import load_catalog
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.probe.nvidia import _cuda_version, probe_nvidia
 
 MATCH = load_catalog().match_gpu

@@ -10,8 +10,8 @@ from _probe_fakes import FakeBackend, container_on_vm_tree, h100_node
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuplan.catalog import load_catalog
 from gpuplan.errors import ProbeError
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.probe import probe_node, to_json
 from gpuplan.probe.overhead import REFERENCE_MATMUL_EFFICIENCY, measured_overhead
 

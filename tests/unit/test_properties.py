@@ -5,10 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuplan import api
-from gpuplan.advise import break_even_hours
-from gpuplan.catalog import load_catalog
-from gpuplan.cost import option_cost
-from gpuplan.scenario import scenario_from_text
+from gpuplan.engines.advise import break_even_hours
+from gpuplan.engines.cost import option_cost
+from gpuplan.inputs.catalog import load_catalog
+from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
 

@@ -10,11 +10,10 @@ from hypothesis import strategies as st
 from web_inputs import SEED
 
 from gpuplan import api
-from gpuplan.advise import hours_curves, hours_grid
-from gpuplan.cost import option_cost
+from gpuplan.engines.advise import hours_curves, hours_grid
+from gpuplan.engines.cost import option_cost
 from gpuplan.render.compare import compare_json
-from gpuplan.render.svg import nice_ticks, text_width
-from gpuplan.report_data import (
+from gpuplan.render.report_data import (
     audit_classes,
     audit_fleet_money,
     audit_heat,
@@ -25,6 +24,7 @@ from gpuplan.report_data import (
     plan_charts,
     simulate_charts,
 )
+from gpuplan.render.svg import nice_ticks, text_width
 
 
 @pytest.fixture(scope="module")

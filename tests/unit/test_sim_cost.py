@@ -6,11 +6,11 @@ import math
 
 import pytest
 
+from gpuplan.engines.pricing import PoolPricing
 from gpuplan.errors import UsageError
-from gpuplan.models import Range
-from gpuplan.pricing import PoolPricing
+from gpuplan.inputs.scenario_types import Range
+from gpuplan.models.tariff import Tariff
 from gpuplan.sim.cost import price_replay
-from gpuplan.tariff import Tariff
 
 
 def tariff(offer: str, mode: str, price: Range, *, unit: str = "gpu", gpn: int = 8, ops_hours: float = 0.0,

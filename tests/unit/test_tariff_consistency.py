@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuplan import api
-from gpuplan.catalog import load_catalog
-from gpuplan.cost import option_cost
+from gpuplan.engines.cost import option_cost
+from gpuplan.engines.pricing import pool_prices
 from gpuplan.errors import UsageError
-from gpuplan.pricing import pool_prices
-from gpuplan.scenario import scenario_from_text
+from gpuplan.inputs.catalog import load_catalog
+from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.sim.replay import simulate
 from gpuplan.sim.traces import read_trace
 
@@ -142,8 +142,8 @@ def test_the_issue_case_twelve_gpus_for_thirty_days(tmp_path: Path) -> None:
 
 @given(st.integers(0, 100), st.sampled_from([1, 2, 4, 8, 16]))
 def test_node_leases_bill_whole_nodes(gpus: int, gpn: int) -> None:
-    from gpuplan.models import Range
-    from gpuplan.tariff import Tariff
+    from gpuplan.inputs.scenario_types import Range
+    from gpuplan.models.tariff import Tariff
 
     t = Tariff(offer="bm", mode="bare-metal", currency="CNY", price=Range(1.0, 1.0), lease_unit="node",
                gpus_per_node=gpn, min_term_hours=0.0, setup_hours=0.0, ops_hours=0.0, ops_per="node-month",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 from gpuplan import constants
-from gpuplan.catalog import load_catalog
+from gpuplan.inputs.catalog import load_catalog
 from gpuplan.telemetry import stream
 
 # the module, not the function of the same name that gpuplan.telemetry exports

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuplan.cli import main
-from gpuplan.report_data import audit_heat
+from gpuplan.render.report_data import audit_heat
 from gpuplan.telemetry import Collector, analyze, read_into
 from gpuplan.telemetry.analyze import TIMELINE_BIN_HOURS, TIMELINE_MAX_BINS, timeline_bins
 from gpuplan.telemetry.report import to_json

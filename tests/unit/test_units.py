@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from gpuplan.units import UnitError, format_duration, parse_duration, parse_ops, parse_rate_price, per_gpu_hour
+from gpuplan.inputs.units import UnitError, format_duration, parse_duration, parse_ops, parse_rate_price, per_gpu_hour
 
 
 @pytest.mark.parametrize(("text", "hours"), [("90m", 1.5), ("12h", 12), ("30d", 720), ("2w", 336), ("45s", 0.0125),

@@ -25,8 +25,8 @@ def catalog_cmd(
     catalog: CatalogOpt = None,
 ) -> None:
     """List the bundled catalog (and your --catalog additions), each entry with its source and date."""
-    from gpuplan.catalog import load_catalog
     from gpuplan.errors import UsageError
+    from gpuplan.inputs.catalog import load_catalog
 
     cat = load_catalog(catalog)
     if gpu is not None and gpu not in cat.gpus:

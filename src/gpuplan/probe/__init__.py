@@ -74,7 +74,7 @@ def probe_node(
     if nvml is AUTO:
         nvml = load_pynvml() if fs.is_real else None
     if catalog is None:
-        from gpuplan.catalog import load_catalog
+        from gpuplan.inputs.catalog import load_catalog
 
         catalog = load_catalog()
     match_gpu = catalog.match_gpu

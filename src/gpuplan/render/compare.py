@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gpuplan.advise import WorkloadAdvice
+from gpuplan.engines.advise import WorkloadAdvice
 from gpuplan.i18n import t
 from gpuplan.render.notes import note_text
 

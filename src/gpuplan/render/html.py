@@ -3,7 +3,7 @@
 One file: CSS inline, charts as inline SVG, no script, no font or image fetched, so it opens from an
 e-mail attachment and prints cleanly. Every label comes from the i18n catalog (`report.*`); numbers
 and money are formatted per locale with Babel. Rendering never computes: numbers come from the
-command's JSON contract and the chart series from `gpuplan.report_data`.
+command's JSON contract and the chart series from `gpuplan.render.report_data`.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _version() -> str:
 
 def _compare_context(result: Any, lang: str) -> dict[str, Any]:
     from gpuplan.render.compare import compare_json
-    from gpuplan.report_data import compare_assumptions, compare_charts
+    from gpuplan.render.report_data import compare_assumptions, compare_charts
 
     data = compare_json(result, lang)
     f = Fmt(lang, data["currency"])
@@ -200,7 +200,7 @@ def _fig(title: str, chart: str, note: str = "") -> dict[str, Any]:
 
 
 def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
-    from gpuplan.report_data import plan_breakdown, plan_charts
+    from gpuplan.render.report_data import plan_breakdown, plan_charts
 
     f = Fmt(lang, d.get("currency"))
     money = t("report.per_month_money", lang, currency=f.currency)
@@ -261,7 +261,7 @@ def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
-    from gpuplan.report_data import simulate_charts
+    from gpuplan.render.report_data import simulate_charts
 
     sc = simulate_charts(d)
     runs = sc["runs"]
@@ -302,7 +302,7 @@ CLASS_COLORS = {"busy": "#1b7a3e", "idle": "#D55E00", "starved": "#E69F00", "mix
 
 
 def _audit_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
-    from gpuplan.report_data import audit_classes, audit_fleet_money, audit_heat, audit_money
+    from gpuplan.render.report_data import audit_classes, audit_fleet_money, audit_heat, audit_money
 
     fleet = d.get("fleet") or {}
     f = Fmt(lang, fleet.get("currency"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gpuplan.engines.planner import PlanResult, PoolPlan
 from gpuplan.i18n import t
-from gpuplan.planner import PlanResult, PoolPlan
 from gpuplan.reproducible import generated_at
 
 SCHEMA = "gpuplan.plan/1"

@@ -2,7 +2,7 @@
 horizontal bars and heat maps. Plain strings out; no JavaScript, no fonts fetched, no network.
 
 These functions only lay out what they are given (scales, ticks, positions); the numbers they draw
-are prepared by `gpuplan.report_data`.
+are prepared by `gpuplan.render.report_data`.
 """
 
 from __future__ import annotations

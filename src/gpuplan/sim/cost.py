@@ -1,4 +1,4 @@
-"""Pricing one replay with the one money model (`gpuplan.tariff`), as `plan` prices a trace.
+"""Pricing one replay with the one money model (`gpuplan.models.tariff`), as `plan` prices a trace.
 
 A trace is a sample of usage that repeats, so the lease has no minimum term or one-off setup and runs
 for the trace's calendar span (first submission to the last job's end as submitted, without queueing
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.tariff import PricePoint, per_month, pool_bill
+from gpuplan.models.tariff import PricePoint, per_month, pool_bill
 
 if TYPE_CHECKING:
-    from gpuplan.pricing import PoolPricing
+    from gpuplan.engines.pricing import PoolPricing
 
 
 def price_replay(

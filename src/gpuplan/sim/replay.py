@@ -50,13 +50,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
-from gpuplan.demand import calendar_span_hours
 from gpuplan.errors import UsageError
+from gpuplan.inputs.demand import calendar_span_hours
 from gpuplan.sim.cost import price_replay
 from gpuplan.sim.traces import Trace
 
 if TYPE_CHECKING:
-    from gpuplan.pricing import PoolPricing
+    from gpuplan.engines.pricing import PoolPricing
 
 UNITS_PER_GPU = 1000
 

@@ -195,7 +195,7 @@ def create_app(
     can never name a file. `heavy_memory_mb` bounds each heavy worker process (0: no bound)."""
     from contextlib import asynccontextmanager
 
-    from gpuplan.catalog import load_catalog
+    from gpuplan.inputs.catalog import load_catalog
 
     settings = Settings(catalog=str(catalog) if catalog else None,
                         max_body_bytes=int(max_body_mb * 1024 * 1024), timeout_s=timeout_s,

@@ -44,7 +44,7 @@ def parse_path(path: str) -> tuple[Any, ...]:
 
 
 def _load(text: str) -> Any:
-    from gpuplan.scenario import parse_scenario_text
+    from gpuplan.inputs.scenario import parse_scenario_text
 
     data, _ = parse_scenario_text(text, "scenario.yaml")
     return data

@@ -76,7 +76,7 @@ def _read_yaml(path: Path | None, text: str, name: str) -> Any:
 
 
 def _bundled(name: str) -> str:
-    return resources.files("gpuplan.catalog").joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files("gpuplan.inputs.catalog").joinpath("data", name).read_text(encoding="utf-8")
 
 
 def _add_gpus(gpus: dict[str, GpuSpec], entries: Any, where: str) -> None:

@@ -2,7 +2,7 @@
 
 For a pool of R leased GPUs, over a horizon of H hours with demand d_t (GPUs, hourly means):
 
-    cost(R) = lease(R) + ops(R) + spill(R) * c       (`gpuplan.tariff.pool_costs`, the one money model)
+    cost(R) = lease(R) + ops(R) + spill(R) * c       (`gpuplan.models.tariff.pool_costs`, the one money model)
     lease(R) = billed(R) * p * lease hours           p: lease price per GPU-hour; whole nodes when leased by node
     ops(R)   = engineer cost of the pool's whole nodes (or GPUs) over the lease
     spill(R) = sum_t max(0, d_t - R)                 GPU-hours above the pool, run in containers

@@ -4,7 +4,7 @@ Per GPU type (a workload's first GPU):
 - pool demand = workloads that may use the pool (all but `elastic` ones); pinned demand = those that
   require bare metal (`compliance`, `custom-driver`), so R >= their peak;
 - R* = `pool.size_pool` over every candidate R (whole nodes when the bare-metal offer leases nodes);
-- money comes from `gpuplan.tariff` (the one money model compare and simulate use too): the lease is
+- money comes from `gpuplan.models.tariff` (the one money model compare and simulate use too): the lease is
   billed in whole nodes when leased by the node, ops per whole node over the lease, spill at the
   container price (and ops) x the GPU-hour-weighted container slowdown (`pricing.pool_slowdown`);
 - elastic demand always runs in containers;
@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpuplan.catalog import Catalog
 from gpuplan.constants import DEFAULT_QUEUEING
-from gpuplan.demand import Demand
+from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool
+from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
 from gpuplan.errors import GpuplanError
-from gpuplan.models import Offer, Scenario, Workload
-from gpuplan.pool import Marginal, Sizing, marginal, size_pool
-from gpuplan.pricing import cheapest, pool_slowdown, pool_workloads
-from gpuplan.tariff import PricePoint, Tariff, horizon_hours, nodes_for, pool_bill, pool_costs
+from gpuplan.inputs.catalog import Catalog
+from gpuplan.inputs.demand import Demand
+from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.tariff import PricePoint, Tariff, horizon_hours, nodes_for, pool_bill, pool_costs
 
 PINNED = frozenset({"compliance", "custom-driver"})
 
@@ -154,7 +154,7 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
                queueing: str = DEFAULT_QUEUEING) -> PlanResult:
     project = bool(demand.by_workload)
     dpm = scenario.days_per_month
-    # per month divides by the calendar time of the demand (see gpuplan.tariff)
+    # per month divides by the calendar time of the demand (see gpuplan.models.tariff)
     horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
         else demand.calendar_hours
     pools: list[PoolPlan] = []

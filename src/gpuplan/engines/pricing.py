@@ -1,7 +1,7 @@
 """The tariffs a pool or a telemetry audit needs, taken from a scenario's offers.
 
 A pool of one GPU type is priced by the cheapest bare-metal offer (the lease) and the cheapest
-container offer (the spill), each as a `gpuplan.tariff.Tariff`, and one container slowdown:
+container offer (the spill), each as a `gpuplan.models.tariff.Tariff`, and one container slowdown:
 
     container_slowdown = mean of perf.slowdown(w, container offer) over the workloads of that GPU,
                          weighted by their GPU-hours when the demand comes from their schedules and
@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.catalog import Catalog, load_catalog
 from gpuplan.errors import GpuplanError
-from gpuplan.models import Offer, Scenario, Workload
-from gpuplan.perf import slowdown
-from gpuplan.scenario import load_scenario
-from gpuplan.tariff import Tariff
+from gpuplan.inputs.catalog import Catalog, load_catalog
+from gpuplan.inputs.scenario import load_scenario
+from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.perf import slowdown
+from gpuplan.models.tariff import Tariff
 
 
 def _probe_workload(gpu: str) -> Workload:
@@ -152,7 +152,7 @@ def offer_price(offer_id: str, scenario_path: str | Path | None = None,
     if offer_id not in cat.offers:
         raise GpuplanError(f"no catalog offer `{offer_id}`", field="--offer",
                            hint="`gpuplan catalog offers` lists them, or pass --scenario with your own offers.")
-    from gpuplan.scenario import _Locator, build_scenario
+    from gpuplan.inputs.scenario import _Locator, build_scenario
 
     entry = cat.offers[offer_id]
     currency = entry.get("currency", "USD")

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gpuplan.catalog import Catalog, load_catalog
 from gpuplan.errors import ScenarioError
-from gpuplan.models import (
+from gpuplan.inputs.catalog import Catalog, load_catalog
+from gpuplan.inputs.scenario_types import (
     Offer,
     OfferIn,
     Overhead,
@@ -25,7 +25,7 @@ from gpuplan.models import (
     Team,
     Workload,
 )
-from gpuplan.units import UnitError, parse_duration, parse_ops, per_gpu_hour
+from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
 
 HINTS = {
     "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",

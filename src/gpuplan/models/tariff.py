@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 
 from gpuplan.errors import UsageError
-from gpuplan.models import Offer, Range, Scenario
+from gpuplan.inputs.scenario_types import Offer, Range, Scenario
 
 PricePoint = Literal["low", "mid", "high"]
 POINTS: tuple[PricePoint, ...] = ("low", "mid", "high")

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuplan.catalog import Catalog
-from gpuplan.models import Offer, Workload
+from gpuplan.inputs.catalog import Catalog
+from gpuplan.inputs.scenario_types import Offer, Workload
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuplan.errors import GpuplanError, ScenarioError
-from gpuplan.models import Workload
+from gpuplan.inputs.scenario_types import Workload
 
 HORIZON_START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday: schedules are placed from here
 DEFAULT_START_HOUR = 9.0

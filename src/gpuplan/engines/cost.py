@@ -8,7 +8,7 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed
     wall_hours   = setup + calendar_h
 
-Money (low / mid / high from the price range), all from `gpuplan.tariff` (the one money model):
+Money (low / mid / high from the price range), all from `gpuplan.models.tariff` (the one money model):
     container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running)
                  ops    = container GPU-hours * the offer's ops per GPU-hour
     bare metal:  lease_hours = max(setup + max(duration, calendar_h), min_term)  (paid from hand-over, idle or not)
@@ -29,12 +29,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gpuplan.catalog import Catalog
-from gpuplan.demand import active_days, calendar_days
-from gpuplan.models import Offer, Scenario, Workload
-from gpuplan.perf import Slowdown, slowdown
-from gpuplan.tariff import Tariff, horizon_hours, nodes_for
-from gpuplan.tariff import per_month as tariff_per_month
+from gpuplan.inputs.catalog import Catalog
+from gpuplan.inputs.demand import active_days, calendar_days
+from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.perf import Slowdown, slowdown
+from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
+from gpuplan.models.tariff import per_month as tariff_per_month
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.catalog import Catalog
-from gpuplan.cost import OptionCost, option_cost
-from gpuplan.models import Offer, Scenario, Workload
-from gpuplan.perf import is_multi_node
+from gpuplan.engines.cost import OptionCost, option_cost
+from gpuplan.inputs.catalog import Catalog
+from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.perf import is_multi_node
 
 PERF_EDGE = 0.05
 COST_EDGE = 0.05
