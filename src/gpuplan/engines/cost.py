@@ -26,7 +26,6 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from gpuplan.inputs.catalog import Catalog
@@ -66,6 +65,21 @@ class OptionCost:
     days_after_work: float
 
 
+def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
+    # break-even and flip searches price the same offer hundreds of times: build its tariff once
+    key = (id(offer), id(scenario))
+    hit = _TARIFFS.get(key)
+    if hit is None or hit[0] is not offer or hit[1] is not scenario:
+        hit = (offer, scenario, Tariff.of(offer, scenario))
+        if len(_TARIFFS) > 4096:
+            _TARIFFS.clear()
+        _TARIFFS[key] = hit
+    return hit[2]
+
+
+_TARIFFS: dict[tuple[int, int], tuple[Offer, Scenario, Tariff]] = {}
+
+
 def option_cost(
     workload: Workload,
     offer: Offer,
@@ -89,10 +103,9 @@ def option_cost(
     wall_hours = offer.setup_hours + calendar_hours
 
     g = workload.gpus
-    tariff = Tariff.of(offer, scenario)
+    price = offer.price_per_gpu_hour.scale(price_factor) if price_factor != 1.0 else offer.price_per_gpu_hour
+    tariff = _tariff(offer, scenario) if price_factor == 1.0 else Tariff.of(offer, scenario, price)
     nodes = nodes_for(g, offer.gpus_per_node)
-    price = offer.price_per_gpu_hour.scale(price_factor)
-    tariff = dataclasses.replace(tariff, price=price)
     used = g * run_hours
     busy = used * workload.utilization
     if offer.mode == "container":

@@ -73,9 +73,11 @@ class Tariff:
     days_per_month: float
 
     @classmethod
-    def of(cls, offer: Offer, scenario: Scenario) -> Tariff:
+    def of(cls, offer: Offer, scenario: Scenario, price: Range | None = None) -> Tariff:
+        """The offer's tariff; `price` overrides its price per GPU-hour (break-even and flip searches)."""
         return cls(
-            offer=offer.id, mode=offer.mode, currency=scenario.currency, price=offer.price_per_gpu_hour,
+            offer=offer.id, mode=offer.mode, currency=scenario.currency,
+            price=offer.price_per_gpu_hour if price is None else price,
             lease_unit=offer.lease_unit, gpus_per_node=offer.gpus_per_node, min_term_hours=offer.min_term_hours,
             setup_hours=offer.setup_hours, ops_hours=offer.ops_hours, ops_per=offer.ops_per,
             engineer_hour_cost=scenario.team.engineer_hour_cost or 0.0, days_per_month=scenario.days_per_month,
@@ -121,8 +123,9 @@ class Tariff:
     def ops_units(self, gpus: float) -> float:
         if gpus <= 0:
             return 0.0
-        return {"node-month": float(nodes_for(gpus, self.gpus_per_node)), "gpu-month": float(self.billed_gpus(gpus)),
-                "month": 1.0}[self.ops_per]
+        if self.ops_per == "node-month":
+            return float(nodes_for(gpus, self.gpus_per_node))
+        return float(self.billed_gpus(gpus)) if self.ops_per == "gpu-month" else 1.0
 
     def lease_rental(self, gpus: float, lease_hours: float, point: PricePoint = "mid") -> float:
         return self.billed_gpus(gpus) * lease_hours * self.unit_price(point)
