@@ -120,3 +120,13 @@ def test_a_misplaced_import_is_caught(tmp_path: Path) -> None:
     f.write_text("def f():\n    from gpuplan.engines.cost import option_cost\n    return option_cost\n")
     names = {n.module for n in ast.walk(ast.parse(f.read_text())) if isinstance(n, ast.ImportFrom)}
     assert names == {"gpuplan.engines.cost"}
+
+
+def test_the_replay_loads_no_pydantic() -> None:
+    """`simulate` without a scenario needs no scenario types: the tariff imports them for typing only."""
+    import subprocess
+    import sys
+
+    code = "import sys, gpuplan.sim.replay; print('pydantic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"

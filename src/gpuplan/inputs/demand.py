@@ -14,11 +14,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpuplan.errors import GpuplanError, ScenarioError
-from gpuplan.inputs.scenario_types import Workload
+
+if TYPE_CHECKING:
+    from gpuplan.inputs.scenario_types import Workload
 
 HORIZON_START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday: schedules are placed from here
 DEFAULT_START_HOUR = 9.0

@@ -35,12 +35,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from gpuplan.errors import UsageError
-from gpuplan.inputs.scenario_types import Offer, Range, Scenario
+
+if TYPE_CHECKING:  # types only: `simulate` without a scenario should not load pydantic
+    from gpuplan.inputs.scenario_types import Offer, Range, Scenario
 
 PricePoint = Literal["low", "mid", "high"]
 POINTS: tuple[PricePoint, ...] = ("low", "mid", "high")
