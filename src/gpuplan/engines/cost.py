@@ -104,7 +104,7 @@ def option_cost(
 
     g = workload.gpus
     price = offer.price_per_gpu_hour.scale(price_factor) if price_factor != 1.0 else offer.price_per_gpu_hour
-    tariff = _tariff(offer, scenario) if price_factor == 1.0 else Tariff.of(offer, scenario, price)
+    tariff = _tariff(offer, scenario)  # billing rules, ops and setup; the (scaled) price enters below
     nodes = nodes_for(g, offer.gpus_per_node)
     used = g * run_hours
     busy = used * workload.utilization
