@@ -23,6 +23,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
+    from gpuplan.contracts.plan import PlanResult as PlanDoc
     from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
     from gpuplan.engines.planner import PlanResult
     from gpuplan.engines.pricing import PoolPricing
@@ -217,6 +218,23 @@ def plan(
     return plan_pools(scen, dem, cat, queueing)
 
 
+def plan_document(
+    scenario: str | Path | Scenario,
+    *,
+    lang: Lang = "en",
+    catalog: str | Path | Catalog | None = None,
+    demand: str | Path | None = None,
+    trace: str | Path | None = None,
+    trace_format: str = "auto",
+    queueing: Queueing = DEFAULT_QUEUEING,
+) -> PlanDoc:
+    """The plan as its `gpuplan.plan/1` contract: what every plan renderer (and `export`) reads."""
+    from gpuplan.engines.plan_document import plan_document as build
+
+    return build(plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
+                      queueing=queueing), lang)
+
+
 def plan_scenario(
     path: str | Path | Scenario,
     catalog: str | Path | Catalog | None = None,
@@ -228,7 +246,7 @@ def plan_scenario(
     """The `gpuplan.plan/1` JSON of a scenario (what `plan -o json` prints; `export` reads it too)."""
     from gpuplan.render.plan import plan_json
 
-    return plan_json(plan(path, catalog=catalog, demand=demand, queueing=queueing), lang)
+    return plan_json(plan_document(path, lang=lang, catalog=catalog, demand=demand, queueing=queueing))
 
 
 # --- simulate -------------------------------------------------------------------------------------

@@ -253,27 +253,8 @@ def test_scenario_path_calls_plan_scenario(
     assert f"# Plan: {scenario}" in out and "huawei.com/Ascend910: 6" in out
 
 
-def test_scenario_path_without_plan_scenario(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import gpuplan.api as api
-
-    monkeypatch.delattr(api, "plan_scenario", raising=False)
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("version: 1\n", encoding="utf-8")
-    assert main(["export", "kueue", str(scenario)]) == 2
-    assert "plan_scenario" in capsys.readouterr().err
-
-
-@pytest.mark.skipif(
-    not (ROOT / "examples/seed-hybrid.yaml").is_file(), reason="examples/seed-hybrid.yaml not there yet"
-)
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_real_seed_hybrid_scenario(target: str, capsys: pytest.CaptureFixture[str]) -> None:
-    import gpuplan.api as api
-
-    if not hasattr(api, "plan_scenario"):
-        pytest.skip("gpuplan.api.plan_scenario not there yet")
     rc = main(["export", target, "examples/seed-hybrid.yaml", "--generated-at", "2026-11-29T00:00:00Z"])
     out = capsys.readouterr().out
     assert rc == 0

@@ -77,7 +77,8 @@ def test_object_walk_sees_a_missing_required() -> None:
 
 def test_schema_field_is_const_and_matches_the_renderers() -> None:
     from gpuplan import probe
-    from gpuplan.render import compare, plan
+    from gpuplan.engines import plan_document as plan
+    from gpuplan.render import compare
     from gpuplan.telemetry import report
 
     for name, module in (("compare", compare), ("plan", plan), ("audit", report), ("probe", probe)):

@@ -130,3 +130,9 @@ def test_the_replay_loads_no_pydantic() -> None:
     code = "import sys, gpuplan.sim.replay; print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+@pytest.mark.parametrize("mod", ["gpuplan.render.plan"])
+def test_contract_renderers_read_only_the_contract(mod: str) -> None:
+    """Renderers moved onto their contract import no engine at all (compare and audit still read engine results)."""
+    assert not _reaches(mod, ("gpuplan.engines", "gpuplan.models", "gpuplan.inputs"))

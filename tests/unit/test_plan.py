@@ -8,6 +8,7 @@ import pytest
 
 from gpuplan import api
 from gpuplan.cli import main
+from gpuplan.engines.plan_document import plan_document
 from gpuplan.inputs.demand import daily_profile, from_schedules
 from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.render.plan import plan_json
@@ -17,7 +18,7 @@ HYBRID = ROOT / "examples" / "seed-hybrid.yaml"
 
 
 def test_seed_hybrid_numbers() -> None:
-    data = plan_json(api.plan(HYBRID))
+    data = plan_json(plan_document(api.plan(HYBRID)))
     pool = data["pools"][0]
     assert pool["reserved_gpus"] == 4
     placements = {a["workload"]: a["placement"] for a in data["assignments"]}
@@ -37,7 +38,7 @@ def test_seed_hybrid_states_the_real_sum(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_json_contract() -> None:
-    data = plan_json(api.plan(HYBRID))
+    data = plan_json(plan_document(api.plan(HYBRID)))
     assert data["schema"] == "gpuplan.plan/1"
     assert {"gpu", "offer_bare_metal", "offer_container", "reserved_gpus", "nodes", "demand",
             "reserved_utilization"} <= set(data["pools"][0])
@@ -74,7 +75,7 @@ def test_rules_nodes_and_uncertainty() -> None:
     place = {a.workload.id: a.placement for a in res.assignments}
     assert place["regulated"] == "bare-metal" and place["serving"] == "container"
     assert pool.demand_elastic.max() == 4  # elastic demand never counts against the pool
-    data = plan_json(res)
+    data = plan_json(plan_document(res))
     c = data["cost_per_month"]
     assert c["hybrid_low"] <= c["hybrid"] <= c["hybrid_high"]
     assert data["pools"][0]["reserved_gpus_low"] % 8 == 0 and data["pools"][0]["reserved_gpus_high"] % 8 == 0
@@ -138,7 +139,7 @@ def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_curve_band_and_hourly_demand() -> None:
     s = scenario_from_text(SCEN.format(bm_lo=60000, bm_hi=80000, ct_lo=15, ct_hi=30))
-    data = plan_json(api.plan(s))
+    data = plan_json(plan_document(api.plan(s)))
     pool = data["pools"][0]
     hourly = pool["demand"]["hourly"]
     assert len(hourly) == data["horizon_hours"] and max(hourly) == pytest.approx(pool["demand"]["peak"])

@@ -32,16 +32,16 @@ def plan(
     from gpuplan import api
     from gpuplan.render.plan import plan_json, plan_markdown, plan_table
 
-    lang_code = getattr(lang, "value", lang)
-    result = api.plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
-                      queueing=queueing)
+    lang_code: api.Lang = "zh" if getattr(lang, "value", lang) == "zh" else "en"
+    doc = api.plan_document(scenario, lang=lang_code, catalog=catalog, demand=demand, trace=trace,
+                            trace_format=trace_format, queueing=queueing)
     if html is not None:
         from gpuplan.render.html import write_report
 
-        write_report("plan", plan_json(result, lang_code), html, lang_code)
+        write_report("plan", plan_json(doc), html, lang_code)
     if output == OutputFormat.json:
-        write_json(plan_json(result, lang_code))
+        write_json(plan_json(doc))
     elif output == OutputFormat.markdown:
-        typer.echo(plan_markdown(result, lang_code))
+        typer.echo(plan_markdown(doc, lang_code))
     else:
-        plan_table(result, lang_code, console(), explain=explain)
+        plan_table(doc, lang_code, console(), explain=explain)

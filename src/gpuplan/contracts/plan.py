@@ -1,4 +1,4 @@
-"""`gpuplan.plan/1`: what `gpuplan plan -o json` prints (assembled by `render.plan.plan_json`), and what
+"""`gpuplan.plan/1`: what `gpuplan plan -o json` prints (built by `engines.plan_document`), and what
 `gpuplan export` reads.
 
 Money is per month (`days_per_month` x 24 hours) in `currency`; a figure the plan cannot price (no
@@ -50,6 +50,11 @@ class Marginal(Record):
     share_above_reserved: float | None = Field(description="Share of hours demand exceeds R.")
 
 
+class PoolGpuHours(Record):
+    spill: float = Field(ge=0, description="Dedicated GPU-hours a month above the leased cards, run in containers.")
+    elastic: float = Field(ge=0, description="Dedicated GPU-hours a month of elastic work, run in containers.")
+
+
 class PlanPool(Record):
     gpu: str = Field(description="Catalog GPU id.")
     vendor: str
@@ -68,6 +73,18 @@ class PlanPool(Record):
     lease_hours: float | None = Field(default=None, description=(
         "Paid hours of the lease over the horizon (absent in older plans)."))
     marginal: Marginal
+    # what the table and --explain state; added with the engines returning this contract (absent in older plans)
+    lease_per_gpu_hour: float | None = Field(default=None, description="The lease's price per GPU-hour (mid).")
+    lease_days_per_month: float | None = Field(default=None, description=(
+        "Paid lease days in a month of the horizon (a term or setup can make it more than a month)."))
+    container_per_gpu_hour: float | None = Field(default=None, description=(
+        "What a container GPU-hour costs: price + ops (mid)."))
+    container_slowdown_elastic: float | None = Field(default=None, description=(
+        "The container slowdown of the elastic work."))
+    pinned_peak: float | None = Field(default=None, ge=0, description=(
+        "Peak demand of work that must stay on bare metal: the least R."))
+    step: Int | None = Field(default=None, ge=1, description="Candidate pool sizes go in steps of this (a node).")
+    gpu_hours_per_month: PoolGpuHours | None = None
 
 
 class PlanAssignment(Record):
@@ -111,6 +128,8 @@ class PlanResult(Record):
     calendar_hours: float | None = Field(default=None, description=(
         "Calendar hours the per-month figures divide by (absent in older plans)."))
     demand_source: str = Field(description="`schedules`, or the demand file the curve came from.")
+    days_per_month: float | None = Field(default=None, description=(
+        "The scenario's month, in days (added with the engines returning this contract)."))
     pools: list[PlanPool]
     assignments: list[PlanAssignment]
     cost_per_month: PlanCostPerMonth

@@ -306,14 +306,8 @@ def load_plan(path: str | Path, catalog: str | Path | None = None) -> Plan:
     if not p.is_file():
         raise ExportError("file not found", file=str(path), hint="Pass a plan JSON or a scenario YAML.")
     if p.suffix.lower() in (".yaml", ".yml"):
-        try:
-            from gpuplan.api import plan_scenario
-        except ImportError as exc:
-            raise ExportError(
-                "exporting straight from a scenario needs gpuplan.api.plan_scenario, which this build lacks",
-                file=str(path),
-                hint="Run `gpuplan plan SCENARIO -o json > plan.json` and export plan.json.",
-            ) from exc
+        from gpuplan.api import plan_scenario
+
         data = plan_scenario(str(path), catalog=str(catalog) if catalog else None)
         return parse_plan(data, str(path))
     try:

@@ -1,0 +1,99 @@
+"""The plan as its `gpuplan.plan/1` contract: the engine's result, rounded and labelled, in the output language.
+
+Every renderer of a plan (JSON, table, markdown, --explain, HTML, export) reads this document; none of
+them reads the engine's arrays or computes a figure.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpuplan.contracts.plan import SCHEMA
+from gpuplan.contracts.plan import PlanResult as PlanDoc
+from gpuplan.engines.planner import PlanResult
+from gpuplan.i18n import t
+from gpuplan.reproducible import generated_at
+
+
+def _r(x: float, nd: int = 2) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
+
+
+def assignment_text(a: Any, lang: str) -> str:
+    return t(f"plan.{a.reason_key}", lang, **a.params)
+
+
+def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
+    """The `gpuplan.plan/1` document of a plan: what every renderer of a plan reads."""
+    pools = []
+    curve = []
+    for p in res.pools:
+        pools.append({
+            "gpu": p.gpu,
+            "vendor": p.vendor,
+            "offer_bare_metal": p.bm.id if p.bm else None,
+            "offer_container": p.ct.id if p.ct else None,
+            "reserved_gpus": p.reserved,
+            "nodes": p.nodes,
+            "gpus_per_node": p.bm.gpus_per_node if p.bm else (p.ct.gpus_per_node if p.ct else 8),
+            "lease_unit": p.bm.lease_unit if p.bm else "gpu",
+            "demand": {"peak": _r(float(p.demand_total.max())), "mean": _r(float(p.demand_total.mean()), 3),
+                       "start": res.demand.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "hourly": [round(float(x), 3) for x in p.demand_total]},
+            "reserved_utilization": _r(p.reserved_utilization, 4),
+            "reserved_gpus_low": p.sizing_low.reserved,
+            "reserved_gpus_high": p.sizing_high.reserved,
+            "container_slowdown": _r(p.slowdown, 4),
+            "cost_per_month": {"lease": _r(p.lease_per_month), "ops": _r(p.ops_per_month),
+                               "spill": _r(p.spill_per_month), "elastic": _r(p.elastic_per_month),
+                               "setup": _r(p.setup_per_month), "hybrid": _r(p.hybrid_per_month)},
+            "lease_hours": _r(p.lease_hours),
+            "lease_per_gpu_hour": _r(p.lease_per_gpu_hour, 4),
+            "lease_days_per_month": _r(p.lease_days_per_month, 4),
+            "container_per_gpu_hour": _r(p.container_per_gpu_hour, 4),
+            "container_slowdown_elastic": _r(p.slowdown_elastic, 4),
+            "pinned_peak": _r(p.pinned_peak, 3),
+            "step": p.step,
+            "gpu_hours_per_month": {
+                "spill": _r(p.spill_gpu_hours_per_month - p.elastic_gpu_hours_per_month, 3),
+                "elastic": _r(p.elastic_gpu_hours_per_month, 3)},
+            "marginal": {"ratio": _r(p.marginal.ratio, 4),
+                         "share_above_reserved_minus_step": _r(p.marginal.share_above_below, 4),
+                         "share_above_reserved": _r(p.marginal.share_above, 4)},
+        })
+        for i, (r, c) in enumerate(zip(p.sizing.candidates, p.curve_per_month, strict=True)):
+            point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r), "cost_per_month": _r(float(c))}
+            if p.curve_low_per_month is not None and p.curve_high_per_month is not None:
+                point["cost_per_month_low"] = _r(float(p.curve_low_per_month[i]))
+                point["cost_per_month_high"] = _r(float(p.curve_high_per_month[i]))
+            curve.append(point)
+    assignments = [{
+        "workload": a.workload.id, "placement": a.placement, "reason": assignment_text(a, lang),
+        "gpu": a.workload.gpus_allowed[0], "gpus": a.workload.gpus, "kind": a.workload.kind,
+        "requires": sorted(a.workload.requires),
+        "pool_share": _r(float(a.params["share"]), 4) if "share" in a.params else None,
+    } for a in res.assignments]
+    return PlanDoc.model_validate({
+        "schema": SCHEMA,
+        "currency": res.scenario.currency,
+        "scenario": res.scenario.path,
+        "generated_at": generated_at(),
+        "queueing": res.queueing,
+        "horizon_hours": res.demand.hours,
+        "calendar_hours": _r(res.pools[0].horizon_hours if res.pools else float(res.demand.hours)),
+        "demand_source": res.demand.source,
+        "days_per_month": res.scenario.days_per_month,
+        "pools": pools,
+        "assignments": assignments,
+        "cost_per_month": {
+            "hybrid": _r(res.per_month("hybrid_per_month")),
+            "hybrid_low": _r(res.per_month("hybrid_low_per_month")),
+            "hybrid_high": _r(res.per_month("hybrid_high_per_month")),
+            "all_bare_metal": _r(res.per_month("all_bare_metal_per_month")),
+            "all_container": _r(res.per_month("all_container_per_month")),
+        },
+        "curve": curve,
+    })
+
+
