@@ -37,12 +37,3 @@ def t(key: str, lang: str = "en", **values: Any) -> str:
     """The message `key` in `lang`, with `{placeholders}` filled. A missing key is a bug: it raises."""
     text = catalog(lang)[key]
     return text.format(**values) if values else text
-
-
-def translator(lang: str):  # type: ignore[no-untyped-def]
-    """A one-argument-plus-values function bound to `lang`, for renderers."""
-
-    def _t(key: str, **values: Any) -> str:
-        return t(key, lang, **values)
-
-    return _t

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpuplan.i18n import t as _t
 
 
-def translator(lang: str):  # type: ignore[no-untyped-def]
+def translator(lang: str) -> Callable[..., str]:
+    """`simulate.KEY` messages in `lang`."""
+
     def tr(key: str, **values: Any) -> str:
         return _t(f"simulate.{key}", lang, **values)
 
