@@ -63,3 +63,24 @@ def test_ranges_are_ordered(scen) -> None:  # type: ignore[no-untyped-def]
             c = option_cost(w, o, scen, CAT)
             assert c.total_low <= c.total_mid <= c.total_high
             assert 0 <= c.idle <= c.rental_mid + 1e-9
+
+
+def test_days_off_in_the_schedule_are_not_days_after_the_work() -> None:
+    """Mon-Fri for one week on a lease with no term: the weekend is leased, but no `min-term` days."""
+    from gpuplan.engines.cost import option_cost
+    from gpuplan.inputs.catalog import load_catalog
+    from gpuplan.inputs.scenario import scenario_from_text
+
+    cat = load_catalog()
+    for term, after in (("0d", 0.0), ("30d", 30 - 0.5 - 7)):
+        s = scenario_from_text(f"""
+version: 1
+currency: CNY
+offers:
+  - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: 200, per: gpu-day}}, min_term: {term}, setup: 12h}}
+workloads:
+  - {{id: w, kind: training, gpu: h100-sxm, gpus: 8, hours_per_day: 8, days_per_week: 5, duration: 7d}}
+""", "s.yaml", cat)
+        c = option_cost(s.workloads[0], s.offers[0], s, cat)
+        assert c.lease_hours == max(12 + 7 * 24, float(term[:-1]) * 24)
+        assert c.days_after_work == after

@@ -118,9 +118,10 @@ def option_cost(
     else:
         billed = tariff.billed_gpus(g)
         # the lease covers the schedule as written (its days off included) or the slower run, if longer
-        lease_hours = tariff.lease_hours(max(duration, calendar_hours), project=True)
+        scheduled = max(duration, calendar_hours)
+        lease_hours = tariff.lease_hours(scheduled, project=True)
         paid = billed * lease_hours
-        days_after = (lease_hours - wall_hours) / 24
+        days_after = (lease_hours - offer.setup_hours - scheduled) / 24  # paid only because of the term
         ops_hours = tariff.lease_ops_hours(g, lease_hours)
         ops = tariff.lease_ops(g, lease_hours)
     setup = tariff.setup_cost
