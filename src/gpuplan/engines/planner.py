@@ -131,8 +131,7 @@ class _Pricing:
     def elastic(self, gpu_hours: float, point: PricePoint) -> float:
         if self.container is None or gpu_hours <= 0:
             return 0.0
-        return float(pool_costs(None, self.container, [0], 0.0, np.array([gpu_hours * self.slowdown_elastic]),
-                                point)[0])
+        return self.container.container_cost(gpu_hours * self.slowdown_elastic, point)
 
 
 def _run(demand: np.ndarray, pr: _Pricing, step: int, pinned_peak: float, point: PricePoint) -> Sizing:
@@ -221,13 +220,13 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
             all_bm = math.nan
         if container is not None:
             all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
-            all_ct = float(pool_costs(None, container, [0], 0.0, np.array([all_ct_h]), "mid")[0]) + setups_all_ct
+            all_ct = container.container_cost(all_ct_h) + setups_all_ct
         else:
             all_ct = math.nan
         served = np.minimum(pool_demand, r)
         util = float(served.sum()) / (r * n) if r > 0 else 0.0
         lease_p = lease.unit_price() if lease else math.nan
-        mg = marginal(pool_demand, r, step, lease_p, container.unit_price() + container.ops_per_gpu_hour, sd) \
+        mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
             if (lease and container) else Marginal(math.nan, math.nan, math.nan)
         f = dpm * 24.0 / horizon
 
@@ -251,7 +250,7 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
             all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
             reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
             elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
-            container_per_gpu_hour=container.unit_price() + container.ops_per_gpu_hour if container else math.nan,
+            container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
             curve_per_month=curve(mid, "mid", setups_hybrid),
             curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
             curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # types only: `simulate` without a scenario should not load p
     from gpuplan.inputs.scenario_types import Offer, Range, Scenario
 
 PricePoint = Literal["low", "mid", "high"]
+FloatOrArray = TypeVar("FloatOrArray", float, np.ndarray)
 POINTS: tuple[PricePoint, ...] = ("low", "mid", "high")
 
 
@@ -140,23 +141,23 @@ class Tariff:
 
     # ---------------------------------------------------------------- containers
 
+    def container_ops_hours(self, container_gpu_hours: float) -> float:
+        """Ops hours for GPU-hours a container runs (its ops spread over the GPUs it covers)."""
+        per_unit = self.ops_hours / self.month_hours
+        per_gpu = {"node-month": per_unit / self.gpus_per_node, "gpu-month": per_unit, "month": 0.0}[self.ops_per]
+        return container_gpu_hours * per_gpu
+
     @property
     def ops_per_gpu_hour(self) -> float:
-        """Ops labour per GPU-hour a container runs (its ops spread over the GPUs it covers)."""
-        per_unit = self.ops_hours * self.engineer_hour_cost / self.month_hours
-        return {"node-month": per_unit / self.gpus_per_node, "gpu-month": per_unit, "month": 0.0}[self.ops_per]
-
-    def container_rental(self, container_gpu_hours: float, point: PricePoint = "mid") -> float:
-        """Rental of GPU-hours as billed by the container (already stretched by its slowdown)."""
-        return container_gpu_hours * self.unit_price(point)
+        """Ops labour per GPU-hour a container runs."""
+        return self.container_ops_hours(1.0) * self.engineer_hour_cost
 
     def container_ops(self, container_gpu_hours: float) -> float:
         return container_gpu_hours * self.ops_per_gpu_hour
 
-    def container_ops_hours(self, container_gpu_hours: float) -> float:
-        per_unit = self.ops_hours / self.month_hours
-        per_gpu = {"node-month": per_unit / self.gpus_per_node, "gpu-month": per_unit, "month": 0.0}[self.ops_per]
-        return container_gpu_hours * per_gpu
+    def container_cost(self, container_gpu_hours: FloatOrArray, point: PricePoint = "mid") -> FloatOrArray:
+        """Rental and ops of GPU-hours as billed by the container (already stretched by its slowdown)."""
+        return container_gpu_hours * (self.unit_price(point) + self.ops_per_gpu_hour)
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def pool_bill(lease: Tariff | None, container: Tariff | None, reserved: int, lea
     ops = lease.lease_ops(reserved, lease_hours) if lease is not None and reserved > 0 else 0.0
     burst = 0.0
     if container is not None and container_gpu_hours > 0:
-        burst = container.container_rental(container_gpu_hours, point) + container.container_ops(container_gpu_hours)
+        burst = container.container_cost(container_gpu_hours, point)
     return PoolBill(
         reserved=int(reserved), billed_gpus=lease.billed_gpus(reserved) if lease is not None else 0,
         nodes=nodes_for(reserved, lease.gpus_per_node) if lease is not None else 0, lease_hours=lease_hours,
@@ -199,7 +200,7 @@ def pool_costs(lease: Tariff | None, container: Tariff | None, reserved: Iterabl
         out += np.array([lease.lease_rental(int(r), lease_hours, point) + lease.lease_ops(int(r), lease_hours)
                          if r > 0 else 0.0 for r in rs])
     if container is not None:
-        out += ch * (container.unit_price(point) + container.ops_per_gpu_hour)
+        out += container.container_cost(ch, point)
     return out
 
 
