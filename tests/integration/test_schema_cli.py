@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from gpuplan.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
+from schema_nodes import object_nodes  # noqa: E402
 from telemetry_truth import write_logs  # noqa: E402
 from web_inputs import HYBRID, write_nvsmi, write_trace  # noqa: E402
 
@@ -49,17 +49,6 @@ def schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-def objects(node: Any, path: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
-    if isinstance(node, dict):
-        if node.get("type") == "object":
-            yield path, node
-        for key, value in node.items():
-            yield from objects(value, f"{path}/{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from objects(value, f"{path}/{i}")
-
-
 def check(schema: dict[str, Any], data: Any) -> None:
     errors = [
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
@@ -84,7 +73,7 @@ def test_schema_prints_a_valid_2020_12_schema(name: str, schemas: dict[str, dict
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"].endswith(f"/gpuplan.{name}/1.json") and schema["title"] == f"gpuplan.{name}/1"
-    found = list(objects(schema))
+    found = list(object_nodes(schema))
     assert found and all("properties" in n and "required" in n for _, n in found), [
         p for p, n in found if "properties" not in n or "required" not in n
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from _probe_fakes import (
     vm_tree,
 )
 from pydantic import BaseModel, RootModel, ValidationError
+from schema_nodes import object_nodes
 from web_inputs import HYBRID, SEED, write_nvsmi, write_trace
 
 from gpuplan import contracts
@@ -36,18 +37,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- schema shape ------------------------------------------------------------------------------
-
-
-def object_nodes(node: Any, path: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every object schema in `node` (the root, $defs, properties, items, anyOf...), with its path."""
-    if isinstance(node, dict):
-        if node.get("type") == "object":
-            yield path, node
-        for key, value in node.items():
-            yield from object_nodes(value, f"{path}/{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from object_nodes(value, f"{path}/{i}")
 
 
 @pytest.mark.parametrize("name", list(CONTRACTS))
