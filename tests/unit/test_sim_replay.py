@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuplan.errors import UsageError
-from gpuplan.sim.replay import Jobs, parse_reserved, replay, replay_reference, simulate, summarize
+from gpuplan.sim.replay import (
+    Jobs,
+    kernel_name,
+    parse_reserved,
+    replay,
+    replay_reference,
+    run_kernel,
+    simulate,
+    summarize,
+)
 from gpuplan.sim.traces import Trace, read_trace
 
 INF = math.inf
@@ -208,6 +217,75 @@ def test_reference_and_compiled_agree_on_the_shared_trace(openb, r, wait, queuei
     assert np.array_equal(a.start, b.start)
     assert np.array_equal(a.burst, b.burst)
     assert 0 < a.burst.sum() < len(openb) or wait == INF
+
+
+def _kernels() -> list[tuple[str, object]]:
+    """Every compiled loop this machine has: the C extension (built by `pip install`) and numba."""
+    out: list[tuple[str, object]] = []
+    try:
+        from gpuplan.sim._ckernel import replay as ckernel
+
+        out.append(("c", ckernel))
+    except ImportError:
+        pass
+    from gpuplan.sim._kernel import replay_kernel
+
+    out.append(("numba", replay_kernel))
+    return out
+
+
+@pytest.mark.parametrize(("name", "kernel"), _kernels())
+@pytest.mark.parametrize(
+    ("r", "wait", "queueing", "packing"),
+    [
+        (16, 7200.0, "strict-fifo", "gpu"),
+        (8, 21600.0, "best-effort-fifo", "gpu"),
+        (16, 3600.0, "best-effort-fifo", "node"),
+        (24, 0.0, "strict-fifo", "node"),
+    ],
+)
+def test_every_compiled_loop_agrees_with_the_reference(openb, name, kernel, r, wait, queueing, packing) -> None:  # type: ignore[no-untyped-def]
+    a = run_kernel(kernel, openb, r, wait, queueing, packing, 8)  # type: ignore[arg-type]
+    b = replay_reference(openb, r, wait, queueing, packing, 8)
+    assert np.array_equal(a.start, b.start), name
+    assert np.array_equal(a.burst, b.burst), name
+
+
+def test_the_installed_package_runs_the_c_loop() -> None:
+    """`pip install` builds the extension where a compiler and Python's headers exist (as in CI)."""
+    import shutil
+    import sysconfig
+    from pathlib import Path
+
+    if shutil.which("cc") is None or not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        pytest.skip("no C compiler or Python headers here: the package falls back to numba")
+    assert kernel_name() == "c"
+
+
+def test_without_the_extension_simulate_falls_back_to_numba() -> None:
+    """A machine without a compiler: the import fails, the numba loop gives the same answers."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['gpuplan.sim._ckernel'] = None\n"
+        "import numpy as np\n"
+        "from gpuplan.sim.replay import Jobs, replay, replay_reference, kernel_name\n"
+        "from gpuplan.sim.traces import Trace\n"
+        "rng = np.random.default_rng(3)\n"
+        "n = 400\n"
+        "tr = Trace(submit=np.sort(rng.integers(0, 2000, n)).astype(float), duration=rng.integers(1, 300, n)"
+        ".astype(float), gpus=rng.choice([0.5, 1.0, 2.0, 8.0, 12.0], n))\n"
+        "jobs = Jobs.from_trace(tr)\n"
+        "a = replay(jobs, 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
+        "b = replay_reference(jobs, 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
+        "assert np.array_equal(a.start, b.start) and np.array_equal(a.burst, b.burst)\n"
+        "print(kernel_name(), int(a.burst.sum()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    name, bursts = out.stdout.split()
+    assert name == "numba"
+    assert 0 < int(bursts) < 400
 
 
 def test_sweep_on_the_shared_trace(openb) -> None:  # type: ignore[no-untyped-def]

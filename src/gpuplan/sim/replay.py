@@ -34,7 +34,8 @@ Packing
 Implementations
 ---------------
 `replay_reference` follows the text above literally with `heapq` and Python lists. `replay` is a
-compiled (numba) event loop: the same instants and rules, with min-segment trees over the queue
+compiled event loop (`_ckernel.c`, a C extension `pip install` builds; where it could not be built,
+the same loop in numba, `_kernel.py`): the same instants and rules, with min-segment trees over the queue
 (queue order = trace order, since jobs are queued in arrival order) so that a best-effort pass finds
 the next job that fits in O(log n) instead of scanning the queue. The two agree exactly.
 """
@@ -252,14 +253,26 @@ def replay_reference(
 # ---------------------------------------------------------------- the compiled replay
 
 _KERNEL: Callable[..., None] | None = None
+_KERNEL_NAME = ""
+
+
+def kernel_name() -> str:
+    """Which compiled loop `replay` runs: `c` (the extension `pip install` builds) or `numba` (no compiler)."""
+    _kernel()
+    return _KERNEL_NAME
 
 
 def _kernel() -> Callable[..., None]:
-    global _KERNEL
+    global _KERNEL, _KERNEL_NAME
     if _KERNEL is None:
-        from gpuplan.sim import _kernel as k
+        try:  # built by `pip install` (setup.py); optional, absent without a C compiler or Python's headers
+            from gpuplan.sim._ckernel import replay as ckernel
 
-        _KERNEL = k.replay_kernel
+            _KERNEL, _KERNEL_NAME = ckernel, "c"
+        except ImportError:
+            from gpuplan.sim._kernel import replay_kernel
+
+            _KERNEL, _KERNEL_NAME = replay_kernel, "numba"
     return _KERNEL
 
 
@@ -271,7 +284,20 @@ def replay(
     packing: str = "gpu",
     gpus_per_node: int = 8,
 ) -> ReplayResult:
-    """The same semantics as `replay_reference`, compiled (numba)."""
+    """The same semantics as `replay_reference`, compiled (the C extension, else numba)."""
+    return run_kernel(_kernel(), jobs, reserved, wait_s, queueing, packing, gpus_per_node)
+
+
+def run_kernel(
+    kernel: Callable[..., None],
+    jobs: Jobs,
+    reserved: int,
+    wait_s: float,
+    queueing: str = DEFAULT_QUEUEING,
+    packing: str = "gpu",
+    gpus_per_node: int = 8,
+) -> ReplayResult:
+    """`replay` with a given compiled loop (tests hold every one available to the reference)."""
     _check(reserved, queueing, packing, gpus_per_node)
     n = len(jobs)
     start = np.empty(n, dtype=np.float64)
@@ -281,10 +307,10 @@ def replay(
         burst[:] = True
         return ReplayResult(start=start, burst=burst)
     nodes, node_cap = _layout(reserved, packing, gpus_per_node)
-    _kernel()(
-        jobs.submit,
-        jobs.duration,
-        jobs.units,
+    kernel(
+        np.ascontiguousarray(jobs.submit, dtype=np.float64),
+        np.ascontiguousarray(jobs.duration, dtype=np.float64),
+        np.ascontiguousarray(jobs.units, dtype=np.int64),
         nodes,
         node_cap,
         float(wait_s),
