@@ -1,8 +1,12 @@
 """nvidia-smi CSV logs (`nvidia-smi --query-gpu=... --format=csv[,nounits] -l N`).
 
 Columns are found by header name, in any order and any subset; values may carry units (`99 %`,
-`30994 MiB`) or not. The node is the `hostname` column when present, else the file name without its
-extension; the GPU is `index` (else `uuid`, else `pci.bus_id`); the model is `name` when present.
+`30994 MiB`) or not (`--format=csv,nounits`). The node is the `hostname` column when present, else the
+file name without its extension; the GPU is `index` (else `uuid`, else `pci.bus_id`); a log with none
+of these (a single-GPU log, e.g. `--query-gpu=timestamp,utilization.gpu`) is one stream = one GPU,
+named `0`. The model is `name` when present. Timestamps: nvidia-smi's `2024/03/01 13:48:11.412`,
+ISO 8601, or Unix time (seconds, or milliseconds when the number is above 1e11; a logger that writes
+`date +%s` before the nvidia-smi values).
 
 The file is read in blocks of whole lines and each block is parsed with vectorised polars string
 operations, so memory holds one block of text plus compact numeric columns (about 18 bytes a row),
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 BLOCK_BYTES = 16 * 1024 * 1024
 _HEADER_FIELD = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[([^\]]*)\])?\s*$")
 GPU_COLUMNS = ("index", "uuid", "pci.bus_id")
+SINGLE_GPU = "0"  # the GPU of a log with no GPU column: the whole file is one GPU
+UNIX_MS_FROM = 1e11  # a numeric timestamp above this is milliseconds (1e11 s is the year 5138)
 TIME_FORMATS = ("%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f")
 
 
@@ -67,13 +73,6 @@ def _check_header(h: Header, path: Path, line_no: int) -> None:
             file=path,
             line=line_no,
             hint="log with nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv -l 10",
-        )
-    if not any(c in h.names for c in GPU_COLUMNS):
-        raise TelemetryError(
-            "the nvidia-smi header names no GPU column (index, uuid or pci.bus_id)",
-            file=path,
-            line=line_no,
-            hint="add index to --query-gpu, e.g. --query-gpu=timestamp,index,utilization.gpu",
         )
 
 
@@ -454,11 +453,11 @@ def _parse_split(
     ncol = len(h.names)
     i_time = h.col("timestamp")
     i_util = h.col("utilization.gpu")
-    gpu_name = next(c for c in GPU_COLUMNS if c in h.names)
-    i_gpu = h.col(gpu_name)
+    gpu_name = next((c for c in GPU_COLUMNS if c in h.names), None)
+    i_gpu = h.col(gpu_name) if gpu_name is not None else None
     i_host = h.col("hostname")
     i_model = h.col("name")
-    assert i_time is not None and i_util is not None and i_gpu is not None
+    assert i_time is not None and i_util is not None
     util_unit = h.units[i_util] or "%"
 
     def f(i: int) -> pl.Expr:
@@ -474,7 +473,7 @@ def _parse_split(
         ts=_parse_time(f(i_time), split[f"f{i_time}"]),
         us=us,
         uv=us.str.strip_chars_end(" " + util_unit).cast(pl.Float64, strict=False),
-        gpu=f(i_gpu),
+        gpu=f(i_gpu) if i_gpu is not None else pl.lit(SINGLE_GPU),
         host=f(i_host) if i_host is not None else pl.lit(node_default),
         model=f(i_model) if i_model is not None else pl.lit(None, dtype=pl.String),
         ux=pl.any_horizontal(
@@ -560,15 +559,35 @@ def _parse_split(
 
 
 def _parse_time(expr: pl.Expr, values: pl.Series) -> pl.Expr:
-    """nvidia-smi's `2020/11/12 13:48:11.412` when the value has a `/`, else ISO 8601 (each row by its
-    own value, so that the answer does not depend on where blocks start)."""
+    """nvidia-smi's `2020/11/12 13:48:11.412` when the value has a `/`, Unix time when it is a number
+    (milliseconds above UNIX_MS_FROM, else seconds), else ISO 8601 (each row by its own value, so that
+    the answer does not depend on where blocks start)."""
     import polars as pl
 
     slash = expr.str.strptime(pl.Datetime("ms"), TIME_FORMATS[0], strict=False)
-    iso = expr.str.replace("T", " ", literal=True).str.strptime(pl.Datetime("ms"), TIME_FORMATS[1], strict=False)
+    iso = (
+        expr.str.replace("T", " ", literal=True)
+        .str.strip_suffix("Z")
+        .str.strptime(pl.Datetime("ms"), TIME_FORMATS[1], strict=False)
+    )
+    num = expr.cast(pl.Float64, strict=False)
+    ms = pl.when(num.is_finite() & (num >= 0)).then(
+        pl.when(num >= UNIX_MS_FROM).then(num).otherwise(num * 1000.0).round(0)
+    )
+    unix = pl.from_epoch(ms.cast(pl.Int64, strict=False), time_unit="ms").cast(pl.Datetime("ms"))
+    present = values.len() - values.null_count()
+    n_num = int(values.str.strip_chars().cast(pl.Float64, strict=False).is_not_null().sum())
     n_slash = int(values.str.contains("/", literal=True).sum())
-    if n_slash == values.len() - values.null_count():
+    if n_num == present:
+        return unix
+    if n_slash == present:
         return slash
-    if n_slash == 0:
+    if n_slash == 0 and n_num == 0:
         return iso
-    return pl.when(expr.str.contains("/", literal=True)).then(slash).otherwise(iso)
+    return (
+        pl.when(num.is_not_null())
+        .then(unix)
+        .when(expr.str.contains("/", literal=True))
+        .then(slash)
+        .otherwise(iso)
+    )

@@ -28,6 +28,7 @@ class Series:
     labels: dict[str, str]
     values: list[tuple[float, str]]  # (unix seconds, value text) as Prometheus sends them
     where: str  # e.g. "file.json: result[3]"
+    lines: list[int] | None = None  # text scrapes: the line of each value (locations read file:line)
 
 
 def node_gpu(labels: dict[str, str]) -> tuple[str | None, str | None]:
@@ -94,12 +95,13 @@ def add_series(series: list[Series], col: Collector, source: str | None = None) 
     import polars as pl
 
     bases: list[int] = []  # location ordinal where each series' kept points start
-    owners: list[tuple[str, np.ndarray]] = []  # (series, indices of its kept points)
+    owners: list[tuple[str, np.ndarray, list[int] | None]] = []  # (series, indices of its kept points, lines)
 
     def describe(i: int) -> str:
         r = bisect.bisect_right(bases, i) - 1
-        where, idx = owners[r]
-        return f"{where}.values[{int(idx[i - bases[r]])}]"
+        where, idx, lines = owners[r]
+        j = int(idx[i - bases[r]])
+        return f"{where}:{lines[j]}" if lines is not None else f"{where}.values[{j}]"
 
     next_loc = 0
 
@@ -136,15 +138,16 @@ def add_series(series: list[Series], col: Collector, source: str | None = None) 
         ok &= ~rng
         for kind in sorted(bad, key=lambda k: ("malformed", "na", "out_of_range").index(k)):
             idx = sorted(bad[kind])
-            col.bad.add(kind, len(idx), [f"{s.where}.values[{j}]" for j in idx[:5]])
+            col.bad.add(kind, len(idx), [_where(s, j) for j in idx[:5]])
         if s.metric in EXTRA_METRICS:
             if ok.any():
                 col.add_extra(kid, s.metric, float(ratio[ok].sum()), int(ok.sum()))
             continue
         base = next_loc
         bases.append(base)
-        owners.append((s.where, np.flatnonzero(ok)))
+        owners.append((s.where, np.flatnonzero(ok), s.lines))
         next_loc += int(ok.sum())
+        col.good[src] = col.good.get(src, 0) + int(ok.sum())
         col.parts.append(
             pl.DataFrame(
                 {
@@ -156,6 +159,10 @@ def add_series(series: list[Series], col: Collector, source: str | None = None) 
                 }
             )
         )
+
+
+def _where(s: Series, j: int) -> str:
+    return f"{s.where}:{s.lines[j]}" if s.lines is not None else f"{s.where}.values[{j}]"
 
 
 def _numbers(texts: list[str]) -> tuple[Any, dict[str, list[int]]]:

@@ -136,6 +136,7 @@ class Collector:
     _streamed: list[_Streamed] = field(default_factory=list)
     _replay: bool = False
     _stream_bad: dict[str, tuple[int, list[tuple[int, int]]]] = field(default_factory=dict)
+    good: dict[int, int] = field(default_factory=dict)  # source -> usable samples handed over
 
     def add_source(self, name: str, describe: Callable[[int], str]) -> int:
         self.sources.append(Source(name, describe))
@@ -161,6 +162,7 @@ class Collector:
 
         if not len(key):
             return
+        self.good[src] = self.good.get(src, 0) + len(key)
         if not self.stream:
             self.parts.append(
                 pl.DataFrame(
