@@ -65,7 +65,10 @@ def check(conf: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     if leased and cloud:
         assert max(int(p["Weight"]) for p in leased) < min(int(p["Weight"]) for p in cloud)
     for p in nodes:
-        assert re.fullmatch(r"gpu:\d+", p["Gres"]) and int(p["Gres"][4:]) > 0
+        # typed GRES: gpu:<model>:<cards>, and the model is a node feature too
+        m = re.fullmatch(r"gpu:([a-z0-9][a-z0-9_-]*):(\d+)", p["Gres"])
+        assert m and int(m.group(2)) > 0, p["Gres"]
+        assert m.group(1) in p["Feature"].split(","), (p["Gres"], p["Feature"])
         assert int(p["CPUs"]) > 0 and int(p["RealMemory"]) > 0
     return leased, cloud
 
@@ -74,7 +77,8 @@ def test_seed_plan_lines() -> None:
     result = export("slurm", parse_plan(seed(), "seed"), ExportOptions())
     conf = result.files[0].text
     leased, cloud = check(conf)
-    assert [p["Gres"] for p in leased] == ["gpu:4"] and [p["Gres"] for p in cloud] == ["gpu:2"]
+    assert [p["Gres"] for p in leased] == ["gpu:ascend910b:4"]
+    assert [p["Gres"] for p in cloud] == ["gpu:ascend910b:2"]
     assert leased[0]["CPUs"] == "64" and leased[0]["RealMemory"] == str(4 * 128 * 1024)
     for key in ("SuspendProgram", "ResumeProgram", "SuspendTime", "SuspendExcNodes"):
         assert re.search(rf"^{key}=\S+$", conf, re.M), key
@@ -113,7 +117,7 @@ def test_any_pool_shape_parses_back(reserved: int, per_node: int, extra: float, 
     data["assignments"][0]["gpus"] = 1
     plan = parse_plan(data, "h")
     leased, cloud = check(export("slurm", plan, ExportOptions()).files[0].text)
-    total = lambda ps: sum(int(p["Gres"][4:]) * len(expand(p["NodeName"])) for p in ps)  # noqa: E731
+    total = lambda ps: sum(int(p["Gres"].rsplit(":", 1)[1]) * len(expand(p["NodeName"])) for p in ps)  # noqa: E731
     assert total(leased) == reserved
     assert total(cloud) == plan.elastic_gpus("ascend-910b")
 
@@ -141,14 +145,20 @@ def test_slurmd_reads_the_config(tmp_path: Path) -> None:
         gpus_per_node=8,
         lease_unit="node",
     )
-    h100["demand"].update(peak=20, mean=12)
+    h100["demand"].update(peak=20, mean=12, hourly=[12.0] * 20 + [20.0] * 4)  # spills 4 cards
     data["pools"].append(h100)
     result = export("slurm", parse_plan(data, "two-pools"), ExportOptions())
     conf = next(f for f in result.files if f.name == "gpuplan.conf")
     gres = next(f for f in result.files if f.name == "gres.conf")
     (tmp_path / "gpuplan.conf").write_text(conf.text)
-    # device files do not exist here: keep every line, count the cards instead of binding devices
-    counted = re.sub(r"File=\S+\[0-(\d+)\]", lambda m: f"Count={int(m.group(1)) + 1}", gres.text)
+    # the File= form as written, with the device files under tmp_path: links to /dev/null (a
+    # character device, as the real /dev/nvidiaN and /dev/davinciN are)
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in [f"nvidia{i}" for i in range(8)] + [f"davinci{i}" for i in range(8)]:
+        (dev / name).symlink_to("/dev/null")
+    assert "File=/dev/davinci[0-3]" in gres.text and "File=/dev/nvidia[0-7]" in gres.text
+    counted = gres.text.replace("File=/dev/", f"File={dev}/")
     (tmp_path / "gres.conf").write_text(counted)
     (tmp_path / "slurm.conf").write_text(
         f"ClusterName=gpuplantest\nSlurmctldHost=localhost\nInclude {tmp_path / 'gpuplan.conf'}\n"
@@ -166,7 +176,7 @@ def test_slurmd_reads_the_config(tmp_path: Path) -> None:
         assert run.returncode == 0, out
         assert "error" not in out.lower() and "warning" not in out.lower(), out
     # slurmd compares gres.conf with the Gres= of slurm.conf: one card too many is reported
-    (tmp_path / "gres.conf").write_text(counted.replace("Count=4", "Count=5", 1))
+    (tmp_path / "gres.conf").write_text(counted.replace("davinci[0-3]", "davinci[0-4]", 1))
     run = subprocess.run(
         [SLURMD, "-G", "-f", str(tmp_path / "slurm.conf"), "-N", "ascend-910b-leased1"],
         capture_output=True,

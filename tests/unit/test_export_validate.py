@@ -106,7 +106,11 @@ def test_volcano_guarantee_within_capability_and_quantities() -> None:
     check_volcano(q)
     bad = copy.deepcopy(q)
     bad[0]["spec"]["guarantee"]["resource"]["huawei.com/Ascend910"] = 99
-    with pytest.raises(ExportError, match="exceeds capability"):
+    with pytest.raises(ExportError, match=r"exceeds spec\.capability"):
+        check_volcano(bad)
+    bad = copy.deepcopy(q)
+    del bad[0]["spec"]["deserved"]  # the queue the exporter wrote before Volcano 1.14 refused it
+    with pytest.raises(ExportError, match=r"exceeds spec\.deserved"):
         check_volcano(bad)
     bad = copy.deepcopy(q)
     bad[0]["spec"]["capability"]["memory"] = "lots"

@@ -13,6 +13,8 @@ from gpuplan.cli.app import app
 from gpuplan.cli.common import CatalogOpt, LangOpt
 
 KueueApi = Literal["v1beta2", "v1beta1"]
+# -o with one of these suffixes is a file name typed by mistake: refused (export writes directories)
+FILE_SUFFIXES = (".yaml", ".yml", ".json", ".conf", ".txt", ".sh")
 
 
 def _pairs(values: list[str], flag: str, *, bare_key: str | None = None) -> dict[str, str]:
@@ -130,9 +132,19 @@ def export(
             field="--output",
             hint="With export, -o names a directory to write the files into.",
         )
+    if not output_dir.exists() and output_dir.suffix.lower() in FILE_SUFFIXES:
+        raise UsageError(
+            f"-o {output_dir}: looks like a file name, but export writes a directory of files",
+            field="--output",
+            hint=f"Give a directory (-o {output_dir.with_suffix('')}/), or write one stream without -o: "
+            f"gpuplan export {target} {source} > {output_dir}",
+        )
     output_dir.mkdir(parents=True, exist_ok=True)
     for f in result.files:
-        (output_dir / f.name).write_text(f.text, encoding="utf-8")
+        path = output_dir / f.name
+        path.write_text(f.text, encoding="utf-8")
+        if f.text.startswith("#!"):  # the Slurm power-saving and prolog scripts slurmctld/slurmd run
+            path.chmod(path.stat().st_mode | 0o111)
     typer.echo(
         t("export.wrote", lang_code, count=len(result.files), target=target, dir=str(output_dir))
     )

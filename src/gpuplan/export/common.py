@@ -13,6 +13,7 @@ from gpuplan import reproducible
 from gpuplan.errors import ExportError
 from gpuplan.export import quantity
 from gpuplan.export.model import Plan, Pool
+from gpuplan.export.validate import is_dns_label
 
 # Device-plugin resource names by vendor (the names the vendors' Kubernetes device plugins register).
 GPU_RESOURCE_BY_VENDOR = {
@@ -51,6 +52,14 @@ class ExportOptions:
                 raise ExportError(
                     f"{flag}: expected a positive Kubernetes quantity (16, 1500m, 128Gi), got {value!r}",
                     field=flag,
+                )
+        for ns in self.namespaces:
+            if not is_dns_label(ns):
+                raise ExportError(
+                    f"{ns!r} is not a valid Kubernetes namespace",
+                    field="--namespace",
+                    hint="A namespace is an RFC 1123 label: lower-case a-z, 0-9 and '-', starting and "
+                    "ending with a letter or digit, at most 63 characters (e.g. ml-team).",
                 )
         if self.api not in ("v1beta1", "v1beta2"):
             raise ExportError(f"--api: expected v1beta1 or v1beta2, got {self.api!r}", field="--api")

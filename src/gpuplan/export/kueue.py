@@ -32,6 +32,7 @@ from gpuplan.export.common import (
     header,
     memory_for,
 )
+from gpuplan.export.gpus import GFD_LABEL, PLAN_GPU_LABEL, node_labels
 from gpuplan.export.model import Plan
 from gpuplan.export.validate import check_kueue
 
@@ -131,7 +132,7 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
                 "ResourceFlavor",
                 leased_flavor(options, p.slug),
                 {
-                    "nodeLabels": {options.label_key: "leased", "gpuplan.io/gpu": p.slug},
+                    "nodeLabels": {options.label_key: "leased", **node_labels(p)},
                 },
             )
         )
@@ -142,7 +143,7 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
                 "ResourceFlavor",
                 elastic_flavor(options, p.slug),
                 {
-                    "nodeLabels": {options.label_key: "elastic", "gpuplan.io/gpu": p.slug},
+                    "nodeLabels": {options.label_key: "elastic", **node_labels(p)},
                     "tolerations": [{"key": options.taint_key, "operator": "Exists", "effect": "NoSchedule"}],
                 },
             )
@@ -275,13 +276,25 @@ def _comments(plan: Plan, options: ExportOptions) -> list[str]:
     lines = [
         f"Kueue API: {GROUP}/{options.api}. Apply with `kubectl apply -f` (Kueue must be installed).",
         f"Label leased nodes {options.label_key}=leased, elastic nodes {options.label_key}=elastic and taint",
-        f"them {options.taint_key}=true:NoSchedule; label both gpuplan.io/gpu=<gpu>.",
-        "Submit with the labels kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class:",
+        f"them {options.taint_key}=true:NoSchedule. One flavor per GPU model and pool; the GPU model",
+        f"label is NVIDIA GPU feature discovery's {GFD_LABEL} (set by the GPU Operator),",
+        f"else {PLAN_GPU_LABEL}=<gpu> (label those nodes yourself):",
+    ]
+    for p in plan.pools:
+        (key, value), = node_labels(p).items()
+        lines.append(f"  {p.gpu}: {key}={value}")
+    lines += [
+        "Submit with the labels kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class, and pin",
+        "the GPU model with the pod nodeSelector (Kueue then assigns only that model's flavors):",
     ]
     for a in plan.assignments:
         queue = "bare-metal" if a.bare_metal_only else "hybrid"
         prio = f"{n}-core" if a.core else f"{n}-experiment"
-        lines.append(f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {queue}, priority {prio}")
+        (key, value), = node_labels(plan.pool(a.gpu)).items()
+        lines.append(
+            f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {queue}, priority {prio}, "
+            f"nodeSelector {key}: {value}"
+        )
     return lines
 
 

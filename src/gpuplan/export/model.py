@@ -39,6 +39,9 @@ class Pool:
     lease_unit: str
     demand_peak: float
     demand_mean: float
+    # GPU-hours a month the plan runs in containers for this GPU (spill above the leased cards +
+    # elastic work); 0 means the plan spills nothing and no exporter creates elastic capacity.
+    container_gpu_hours: float = 0.0
 
     @property
     def slug(self) -> str:
@@ -88,9 +91,12 @@ class Plan:
         return min(want, self.pool(gpu).reserved_gpus)
 
     def elastic_gpus(self, gpu: str) -> int:
-        """Elastic cards to allow: the peak above the leased pool, and at least the largest
-        container-placed workload of this GPU type (so it can be admitted at all)."""
+        """Elastic cards to allow: none when the plan runs no GPU-hour of this type in containers;
+        else the peak above the leased pool, and at least the largest container-placed workload of
+        this GPU type (so it can be admitted at all)."""
         p = self.pool(gpu)
+        if p.container_gpu_hours <= 1e-9:
+            return 0
         spill = max(math.ceil(p.demand_peak - 1e-9) - p.reserved_gpus, 0)
         largest = max(
             (a.gpus for a in self.assignments if a.gpu == gpu and a.placement in ("container", "split")),
@@ -101,6 +107,13 @@ class Plan:
     @property
     def has_bare_metal_only(self) -> bool:
         return any(a.bare_metal_only for a in self.assignments)
+
+
+def spread(gpus: int, per_node: int) -> tuple[int, int]:
+    """(nodes, cards per node) for a job of `gpus` cards on servers of `per_node`: as few nodes as
+    fit, the cards spread evenly (12 on 8-card nodes -> 2 x 6; 64 -> 8 x 8)."""
+    nodes = max(math.ceil(gpus / per_node), 1)
+    return nodes, math.ceil(gpus / nodes)
 
 
 def slugify(text: str) -> str:
@@ -213,6 +226,19 @@ def _error(exc: Any, source: str) -> ExportError:
     return ExportError(message + more, file=source, field=path, hint=_HINT)
 
 
+def _container_gpu_hours(raw: Any, assignments: Any) -> float:
+    """GPU-hours a month in containers: the plan's `gpu_hours_per_month` (spill + elastic) when it
+    has them; older plans: the hours the demand curve runs above the leased cards, or any hour
+    at all when a workload of this GPU requires elastic capacity."""
+    hours = raw.gpu_hours_per_month
+    if hours is not None:
+        return float(hours.spill + hours.elastic)
+    above = sum(max(h - raw.reserved_gpus, 0.0) for h in raw.demand.hourly)
+    if any(a.gpu == raw.gpu and "elastic" in a.requires for a in assignments):
+        above = max(above, 1.0)
+    return float(above)
+
+
 def parse_plan(data: Any, source: str = "<plan>") -> Plan:
     """Check the plan JSON (already decoded) against `gpuplan.plan/1` and convert it into a `Plan`."""
     from pydantic import ValidationError
@@ -246,6 +272,7 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
             lease_unit=raw.lease_unit,
             demand_peak=raw.demand.peak,
             demand_mean=raw.demand.mean,
+            container_gpu_hours=_container_gpu_hours(raw, contract.assignments),
         )
         if pool.reserved_gpus > pool.nodes * pool.gpus_per_node:
             raise fail(

@@ -1,10 +1,13 @@
-"""Slurm: node, partition and power-saving lines for slurm.conf, and the matching gres.conf.
+"""Slurm: node, partition and power-saving lines for slurm.conf, the matching gres.conf, and the
+ResumeProgram / SuspendProgram (/ TaskProlog) scripts.
 
 Leased bare-metal nodes get a low `Weight` (Slurm allocates the lowest weight first) and
-`Feature=baremetal`; elastic container nodes are `State=CLOUD` with a higher weight and
-`Feature=cloud`, created on demand by ResumeProgram and released by SuspendProgram after SuspendTime.
-One partition spans both, so a job lands on leased nodes first and spills to elastic ones; a job
-that must stay on bare metal asks `--constraint=baremetal`.
+`Feature=baremetal,<model>`; elastic container nodes are `State=CLOUD` with a higher weight and
+`Feature=cloud,<model>`, created on demand by ResumeProgram and released by SuspendProgram after
+SuspendTime. Cards are typed GRES named by the model's short name (`Gres=gpu:h100:8`), so
+`--gres=gpu:h100:8` or `--constraint=h100` selects the model. One partition spans everything, so a
+job lands on leased nodes first and spills to elastic ones; a job that must stay on bare metal asks
+`--constraint=baremetal`.
 """
 
 from __future__ import annotations
@@ -12,14 +15,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gpuplan.export import quantity
+from gpuplan.export import quantity, slurm_scripts
 from gpuplan.export.common import ExportFile, ExportOptions, ExportResult, header
-from gpuplan.export.model import Plan, Pool
+from gpuplan.export.gpus import names
+from gpuplan.export.model import Plan, Pool, spread
 
 LEASED_WEIGHT = 1
 ELASTIC_WEIGHT = 100
 SUSPEND_TIME_S = 600
 DEVICE_FILES = {"nvidia": "/dev/nvidia", "huawei": "/dev/davinci"}
+SCRIPT_DIR = "/etc/slurm"
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ class NodeGroup:
     feature: str
     cloud: bool
     pool: Pool
+
+    @property
+    def gpu_type(self) -> str:
+        return names(self.pool.gpu).short
 
     @property
     def hostlist(self) -> str:
@@ -69,7 +78,8 @@ def node_groups(plan: Plan) -> list[NodeGroup]:
         if p.reserved_gpus:
             # whole nodes (lease_unit node) or cards filling servers in order (lease_unit gpu)
             leased = split_cards(p.reserved_gpus, p.gpus_per_node)
-            groups += _groups(f"{p.slug}-leased", leased, LEASED_WEIGHT + i, f"baremetal,{p.slug}", False, p)
+            feature = f"baremetal,{names(p.gpu).short}"
+            groups += _groups(f"{p.slug}-leased", leased, LEASED_WEIGHT + i, feature, False, p)
     for i, p in enumerate(plan.pools):
         elastic = plan.elastic_gpus(p.gpu)
         if elastic:
@@ -77,7 +87,7 @@ def node_groups(plan: Plan) -> list[NodeGroup]:
                 f"{p.slug}-elastic",
                 split_cards(elastic, p.gpus_per_node),
                 ELASTIC_WEIGHT + i,
-                f"cloud,{p.slug}",
+                f"cloud,{names(p.gpu).short}",
                 True,
                 p,
             )
@@ -89,7 +99,7 @@ def node_line(g: NodeGroup, options: ExportOptions) -> str:
     memory = quantity.mib(quantity.scale(options.memory_per_gpu, g.gpus))
     state = "CLOUD" if g.cloud else "UNKNOWN"
     return (
-        f"NodeName={g.hostlist} CPUs={cpus} RealMemory={memory} Gres=gpu:{g.gpus} "
+        f"NodeName={g.hostlist} CPUs={cpus} RealMemory={memory} Gres=gpu:{g.gpu_type}:{g.gpus} "
         f"Weight={g.weight} Feature={g.feature} State={state}"
     )
 
@@ -101,7 +111,12 @@ def gres_line(g: NodeGroup) -> str:
         if dev and g.gpus > 1
         else (f"File={dev}0" if dev else f"Count={g.gpus}")
     )
-    return f"NodeName={g.hostlist} Name=gpu {where}"
+    return f"NodeName={g.hostlist} Name=gpu Type={g.gpu_type} {where}"
+
+
+def ascend_prefixes(groups: list[NodeGroup]) -> list[str]:
+    """Node name prefixes of the Ascend (huawei) groups, for the TaskProlog."""
+    return list(dict.fromkeys(g.prefix for g in groups if g.pool.vendor == "huawei"))
 
 
 def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
@@ -111,16 +126,18 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
     cloud = [g for g in groups if g.cloud]
     out = ["GresTypes=gpu"]
     if cloud:
+        example = cloud[0].hostlist
         out += [
             "#",
-            "# Power saving drives the elastic (State=CLOUD) nodes. PLACEHOLDERS: replace both programs",
-            "# with scripts that create / release container nodes through your provider's API; Slurm",
-            "# calls them with a hostlist of node names (e.g. ascend-910b-elastic[1-2]) and waits",
-            "# ResumeTimeout seconds for the nodes to register.",
-            "# SuspendTime: seconds an elastic node may idle before it is released (match the billing step).",
+            "# Power saving drives the elastic (State=CLOUD) nodes: slurmctld runs ResumeProgram with a",
+            f"# hostlist (e.g. {example}) when jobs need them and SuspendProgram after SuspendTime idle",
+            "# seconds (match the billing step). Both scripts come with this export (-o DIR): put them in",
+            f"# {SCRIPT_DIR}/ (executable) with gpuplan-power.env, where GPUPLAN_RESUME_COMMAND and",
+            "# GPUPLAN_SUSPEND_COMMAND name your provider's commands that create / release one node",
+            "# (the node's slurmd must register within ResumeTimeout seconds). They log to GPUPLAN_POWER_LOG.",
             "# Leased nodes are paid for whether busy or not, so they are never suspended (SuspendExcNodes).",
-            "SuspendProgram=/etc/slurm/gpuplan-suspend.sh",
-            "ResumeProgram=/etc/slurm/gpuplan-resume.sh",
+            f"SuspendProgram={SCRIPT_DIR}/gpuplan-suspend.sh",
+            f"ResumeProgram={SCRIPT_DIR}/gpuplan-resume.sh",
             f"SuspendTime={SUSPEND_TIME_S}",
             "SuspendTimeout=120",
             "ResumeTimeout=900",
@@ -128,6 +145,14 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
         if leased:
             out.append("SuspendExcNodes=" + ",".join(g.hostlist for g in leased))
         out.append("PrivateData=cloud")
+    ascend = ascend_prefixes(groups)
+    if ascend:
+        out += [
+            "#",
+            "# Ascend nodes: CANN reads ASCEND_RT_VISIBLE_DEVICES; this TaskProlog (in the export) sets it",
+            "# from the cards Slurm binds. If slurm.conf has a TaskProlog already, call this one from it.",
+            f"TaskProlog={SCRIPT_DIR}/gpuplan-task-prolog.sh",
+        ]
     out += ["#", "# Leased bare-metal nodes: lowest Weight, allocated first."]
     out += [node_line(g, options) for g in leased]
     if cloud:
@@ -136,10 +161,17 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
             "# Elastic container nodes: higher Weight, powered up only when the leased ones are full.",
         ]
         out += [node_line(g, options) for g in cloud]
-    bare_metal = [a.workload for a in plan.assignments if a.bare_metal_only]
-    out += ["#", "# One partition over both pools. Jobs that must stay on bare metal: --constraint=baremetal"]
-    if bare_metal:
-        out.append(f"# (in this plan: {', '.join(bare_metal)}).")
+    out += ["#", "# One partition over every node. Select the GPU model with its typed GRES or feature:"]
+    for p in plan.pools:
+        if any(g.pool is p for g in groups):
+            short = names(p.gpu).short
+            out.append(f"#   {p.gpu}: --gres=gpu:{short}:N (or --constraint={short})")
+    for a in plan.assignments:
+        short = names(a.gpu).short
+        pin = " --constraint=baremetal (must stay on bare metal)" if a.bare_metal_only else ""
+        nodes, per_node = spread(a.gpus, plan.pool(a.gpu).gpus_per_node)
+        where = f"-N {nodes} " if nodes > 1 else ""
+        out.append(f"#   {a.workload}: {where}--gres=gpu:{short}:{per_node}{pin}")
     out.append(
         f"PartitionName={options.name} Nodes={','.join(g.hostlist for g in groups)} "
         "Default=YES MaxTime=INFINITE State=UP"
@@ -150,16 +182,30 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
 
 def export(plan: Plan, options: ExportOptions) -> ExportResult:
     conf, gres = render(plan, options)
-    head = header(
-        "slurm",
-        plan,
-        options,
-        [
-            "slurm.conf fragment: add `Include /etc/slurm/gpuplan.conf` to slurm.conf",
-            "(or paste these lines).",
-        ],
-    )
+    groups = node_groups(plan)
+    cloud = [g for g in groups if g.cloud]
+    scripts: list[tuple[str, str]] = []
+    if cloud:
+        env = slurm_scripts.POWER_ENV.format(example=cloud[0].names[0])
+        scripts += [
+            ("gpuplan-resume.sh", slurm_scripts.RESUME),
+            ("gpuplan-suspend.sh", slurm_scripts.SUSPEND),
+            ("gpuplan-power.env", env),
+        ]
+    if ascend_prefixes(groups):
+        scripts.append(("gpuplan-task-prolog.sh", slurm_scripts.task_prolog(ascend_prefixes(groups))))
+    lines = [
+        "slurm.conf fragment: add `Include /etc/slurm/gpuplan.conf` to slurm.conf",
+        "(or paste these lines).",
+    ]
+    if scripts:
+        lines.append(
+            "With -o DIR the export also writes " + ", ".join(name for name, _ in scripts) + f" for {SCRIPT_DIR}/."
+        )
+    head = header("slurm", plan, options, lines)
     gres_head = header("slurm", plan, options, ["gres.conf: the GPUs of the nodes in gpuplan.conf."])
-    files = (ExportFile("gpuplan.conf", head + conf), ExportFile("gres.conf", gres_head + gres))
+    files = [ExportFile("gpuplan.conf", head + conf), ExportFile("gres.conf", gres_head + gres)]
+    for name, text in scripts:
+        files.append(ExportFile(name, text))
     stdout = head + conf + "#\n# ---- gres.conf ----\n" + "".join(f"# {line}\n" for line in gres.splitlines())
-    return ExportResult("slurm", files, stdout)
+    return ExportResult("slurm", tuple(files), stdout)

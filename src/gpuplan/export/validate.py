@@ -5,8 +5,9 @@
 - `borrowingLimit` only when the ClusterQueue has a cohort (`cohort` in v1beta1, `cohortName` in v1beta2);
 - flavorFungibility.preference only with both TryNextFlavor; reclaimWithinCohort=Never only with
   borrowWithinCohort.policy=Never;
-- every quota (nominalQuota, borrowingLimit, lendingLimit; Volcano capability/guarantee) is a valid
-  Kubernetes quantity;
+- every quota (nominalQuota, borrowingLimit, lendingLimit; Volcano capability/deserved/guarantee) is
+  a valid Kubernetes quantity; Volcano queues keep guarantee <= deserved <= capability;
+- object names are RFC 1123 names, namespaces RFC 1123 labels, label values valid;
 - references resolve: ClusterQueue flavors -> ResourceFlavors, LocalQueue -> ClusterQueue,
   admission checks -> AdmissionChecks and their flavors.
 A failure is an `ExportError` naming the object and the field path.
@@ -14,6 +15,7 @@ A failure is an `ExportError` naming the object and the field path.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpuplan.errors import ExportError
@@ -91,6 +93,7 @@ def check_kueue(objs: list[dict[str, Any]], api: str) -> None:
     for o in objs:
         by_kind.setdefault(o["kind"], set()).add(o["metadata"]["name"])
     for o in objs:
+        check_names(o)
         if o["apiVersion"] != f"kueue.x-k8s.io/{api}":
             raise _fail(o, "apiVersion", f"expected kueue.x-k8s.io/{api}, got {o['apiVersion']}")
         spec = o.get("spec", {})
@@ -137,19 +140,61 @@ def check_kueue(objs: list[dict[str, Any]], api: str) -> None:
 
 
 def check_volcano(objs: list[dict[str, Any]]) -> None:
+    """Volcano's queue admission (pkg/webhooks/admission/queues/validate, 1.14+): quantities valid and
+    not negative, weight >= 1, and guarantee <= deserved <= capability in every resource (a resource
+    missing from the larger side counts as 0)."""
     for o in objs:
+        check_names(o)
         spec = o.get("spec", {})
-        for path, resources in (
-            ("spec.capability", spec.get("capability", {})),
-            ("spec.deserved", spec.get("deserved", {})),
-            ("spec.guarantee.resource", spec.get("guarantee", {}).get("resource", {})),
-        ):
+        levels = {
+            "spec.capability": spec.get("capability", {}),
+            "spec.deserved": spec.get("deserved", {}),
+            "spec.guarantee.resource": spec.get("guarantee", {}).get("resource", {}),
+        }
+        for path, resources in levels.items():
             for name, value in resources.items():
-                if not is_quantity(value):
-                    raise _fail(o, f"{path}.{name}", f"{value!r} is not a Kubernetes quantity")
-        cap = spec.get("capability", {})
-        for name, value in spec.get("guarantee", {}).get("resource", {}).items():
-            if name in cap and to_decimal(value) > to_decimal(cap[name]):
-                raise _fail(
-                    o, f"spec.guarantee.resource.{name}", f"guarantee {value} exceeds capability {cap[name]}"
-                )
+                if not is_quantity(value) or to_decimal(value) < 0:
+                    raise _fail(o, f"{path}.{name}", f"{value!r} is not a non-negative Kubernetes quantity")
+        if int(spec.get("weight", 1)) < 1:
+            raise _fail(o, "spec.weight", "queue weight must be a positive integer")
+        cap, des, gua = levels.values()
+        pairs = [("spec.deserved", des, "spec.capability", cap)] if cap else []
+        pairs += [("spec.guarantee.resource", gua, "spec.capability", cap)] if cap else []
+        pairs += [("spec.guarantee.resource", gua, "spec.deserved", des)] if gua else []
+        for low_path, low, high_path, high in pairs:
+            for name, value in low.items():
+                if to_decimal(value) > to_decimal(high.get(name, 0)):
+                    raise _fail(
+                        o,
+                        f"{low_path}.{name}",
+                        f"{value} exceeds {high_path}.{name} ({high.get(name, 'absent')}); Volcano requires "
+                        "guarantee <= deserved <= capability",
+                    )
+
+
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def is_dns_label(text: str) -> bool:
+    """RFC 1123 label (namespaces, and names that become labels): a-z, 0-9, -, at most 63."""
+    return len(text) <= 63 and DNS_LABEL.fullmatch(text) is not None
+
+
+def check_names(obj: dict[str, Any]) -> None:
+    """metadata.name an RFC 1123 subdomain (<= 253), metadata.namespace an RFC 1123 label, and
+    every label value / nodeLabels value a valid label value (<= 63)."""
+    meta = obj.get("metadata", {})
+    name = str(meta.get("name", ""))
+    if len(name) > 253 or not DNS_SUBDOMAIN.fullmatch(name):
+        raise _fail(obj, "metadata.name", f"{name!r} is not a valid Kubernetes name (RFC 1123 subdomain)")
+    if "namespace" in meta and not is_dns_label(str(meta["namespace"])):
+        raise _fail(obj, "metadata.namespace", f"{meta['namespace']!r} is not an RFC 1123 label")
+    for path, labels in (
+        ("metadata.labels", meta.get("labels", {})),
+        ("spec.nodeLabels", obj.get("spec", {}).get("nodeLabels", {})),
+    ):
+        for key, value in labels.items():
+            if len(str(value)) > 63 or not LABEL_VALUE.fullmatch(str(value)):
+                raise _fail(obj, f"{path}.{key}", f"{value!r} is not a valid label value")

@@ -1,11 +1,14 @@
-"""Volcano: `scheduling.volcano.sh/v1beta1` Queues with capability, guarantee and node-group preference.
+"""Volcano: `scheduling.volcano.sh/v1beta1` Queues, one per GPU model, that pass Volcano's admission.
 
-One Queue `<name>`: capability = every card the plan allows (leased + elastic), CPU and memory in
-proportion; guarantee = the leased cards; nodeGroupAffinity requires the leased and elastic node
-groups and prefers the leased ones, so pods go to leased nodes first (Volcano's `nodegroup` plugin;
-label nodes `volcano.sh/nodegroup-name=<group>`). A queue's node-group affinity applies to all its
-pods, so workloads that must run on bare metal pin themselves with a pod nodeSelector on the leased
-group (listed in the file's header) instead of a second queue that would promise the same cards twice.
+One Queue `<name>-<gpu>` per pool: capability = every card the plan allows for that model (leased +
+elastic), CPU and memory in proportion; deserved = the same (the queue may keep all of them when
+queues compete: the elastic cards exist only for it); guarantee = the leased cards (left out when
+none). So guarantee <= deserved <= capability in every resource, as Volcano's queue webhook requires
+(1.14+: `guarantee should less equal than deserved`). nodeGroupAffinity requires this model's leased
+and elastic node groups and prefers the leased one, so pods of the queue land on that model only,
+leased nodes first (Volcano's `nodegroup` plugin; label nodes `volcano.sh/nodegroup-name=<group>`).
+Workloads that must run on bare metal pin themselves with a pod nodeSelector on the leased group
+(listed in the file's header) instead of a second queue that would promise the same cards twice.
 """
 
 from __future__ import annotations
@@ -45,28 +48,28 @@ def _resources(cards: dict[str, int], resources: dict[str, str], options: Export
     return out
 
 
-def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
-    resources = {p.gpu: gpu_resource(p, options, plan) for p in plan.pools}
-    leased_groups = [f"{p.slug}-leased" for p in plan.pools if p.reserved_gpus]
-    elastic_groups = [f"{p.slug}-elastic" for p in plan.pools if plan.elastic_gpus(p.gpu)]
-    total = {p.gpu: p.reserved_gpus + plan.elastic_gpus(p.gpu) for p in plan.pools}
-    leased = {p.gpu: p.reserved_gpus for p in plan.pools}
+def queue_name(plan: Plan, options: ExportOptions, gpu: str) -> str:
+    return f"{options.name}-{plan.pool(gpu).slug}"
 
-    spec: dict[str, Any] = {
-        "weight": 1,
-        "reclaimable": True,
-        "capability": _resources(total, resources, options),
-    }
-    guarantee = _resources(leased, resources, options)
-    if guarantee:
-        spec["guarantee"] = {"resource": guarantee}
-    affinity: dict[str, Any] = {
-        "requiredDuringSchedulingIgnoredDuringExecution": leased_groups + elastic_groups
-    }
-    if leased_groups:
-        affinity["preferredDuringSchedulingIgnoredDuringExecution"] = leased_groups
-    spec["affinity"] = {"nodeGroupAffinity": affinity}
-    return [_queue(options.name, spec)]
+
+def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
+    objs = []
+    for p in plan.pools:
+        elastic = plan.elastic_gpus(p.gpu)
+        if p.reserved_gpus + elastic == 0:
+            continue  # nothing to schedule on this model
+        resources = {p.gpu: gpu_resource(p, options, plan)}
+        total = _resources({p.gpu: p.reserved_gpus + elastic}, resources, options)
+        spec: dict[str, Any] = {"weight": 1, "reclaimable": True, "capability": total, "deserved": dict(total)}
+        if p.reserved_gpus:
+            spec["guarantee"] = {"resource": _resources({p.gpu: p.reserved_gpus}, resources, options)}
+        groups = [g for g, n in ((f"{p.slug}-leased", p.reserved_gpus), (f"{p.slug}-elastic", elastic)) if n]
+        affinity: dict[str, Any] = {"requiredDuringSchedulingIgnoredDuringExecution": groups}
+        if p.reserved_gpus:
+            affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [f"{p.slug}-leased"]
+        spec["affinity"] = {"nodeGroupAffinity": affinity}
+        objs.append(_queue(queue_name(plan, options, p.gpu), spec))
+    return objs
 
 
 def _queue(name: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -81,13 +84,12 @@ def _queue(name: str, spec: dict[str, Any]) -> dict[str, Any]:
 def export(plan: Plan, options: ExportOptions) -> ExportResult:
     objs = build(plan, options)
     check_volcano(objs)
+    groups = [f"{p.slug}-leased" for p in plan.pools if p.reserved_gpus] + [
+        f"{p.slug}-elastic" for p in plan.pools if plan.elastic_gpus(p.gpu)
+    ]
     lines = [
-        "Volcano Queues. Enable the `nodegroup` plugin in the scheduler config and label the nodes",
-        f"{NODEGROUP_LABEL}=<group> ("
-        + ", ".join(f"{p.slug}-leased" for p in plan.pools if p.reserved_gpus)
-        + (", " if any(plan.elastic_gpus(p.gpu) for p in plan.pools) else "")
-        + ", ".join(f"{p.slug}-elastic" for p in plan.pools if plan.elastic_gpus(p.gpu))
-        + ").",
+        "Volcano Queues, one per GPU model. Enable the `nodegroup` plugin in the scheduler config and",
+        f"label the nodes {NODEGROUP_LABEL}=<group> ({', '.join(groups)}).",
         "Submit with spec.queue (vcjob) or the scheduling.volcano.sh/queue-name annotation:",
     ]
     for a in plan.assignments:
@@ -96,10 +98,12 @@ def export(plan: Plan, options: ExportOptions) -> ExportResult:
             if a.bare_metal_only
             else ""
         )
-        lines.append(f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {options.name}{pin}")
+        lines.append(
+            f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {queue_name(plan, options, a.gpu)}{pin}"
+        )
     head = header("volcano", plan, options, lines)
     text = head + "---\n" + dump_all(objs)
     return ExportResult("volcano", (ExportFile("volcano-queues.yaml", text),), text)
 
 
-__all__ = ["build", "export"]
+__all__ = ["build", "export", "queue_name"]
