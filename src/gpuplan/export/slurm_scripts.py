@@ -23,7 +23,7 @@ POWER_ENV = """\
 # node's address on its last line. GPUPLAN_SUSPEND_COMMAND releases it.
 GPUPLAN_RESUME_COMMAND=
 GPUPLAN_SUSPEND_COMMAND=
-GPUPLAN_POWER_LOG=/var/log/slurm/gpuplan-power.log
+GPUPLAN_POWER_LOG=${{GPUPLAN_POWER_LOG:-/var/log/slurm/gpuplan-power.log}}
 """
 
 _COMMON = """\
