@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -101,7 +101,7 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
 
     Without `offer_id` the scenario must have exactly one offer the measurement can apply to.
     """
-    from gpuplan.inputs.scenario_types import Overhead
+    from gpuplan.inputs.scenario_types import Jitter, Range
 
     ids = [o.id for o in scenario.offers]
     if offer_id is None:
@@ -117,12 +117,15 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
         if o.id == offer_id:
             jit = overhead.get("jitter")
             comp, inter = overhead.get("compute"), overhead.get("interconnect")
-            new = Overhead(
-                compute=float(comp) if comp is not None else o.overhead.compute,
-                interconnect=float(inter) if inter is not None else o.overhead.interconnect,
-                jitter=(float(jit[0]), float(jit[1])) if jit else o.overhead.jitter,
+            # the probe's all-reduce runs inside one node: it measures the intra-node fraction
+            new = dataclasses.replace(
+                o.overhead,
+                compute=Range(float(comp), float(comp)) if comp is not None else o.overhead.compute,
+                intra_node=Range(float(inter), float(inter)) if inter is not None else o.overhead.intra_node,
+                jitter=Jitter("uniform", float(jit[0]), float(jit[1])) if jit else o.overhead.jitter,
             )
-            measured = [k for k in ("compute", "interconnect", "jitter") if overhead.get(k) is not None]
+            measured = [{"interconnect": "intra_node"}.get(k, k) for k in ("compute", "interconnect", "jitter")
+                        if overhead.get(k) is not None]
             o = dataclasses.replace(o, overhead=new, defaults_used=tuple(
                 d for d in o.defaults_used if d.removeprefix("overhead.") not in measured))
         offers.append(o)
@@ -205,7 +208,8 @@ def plan(
         raise GpuplanError("give either --demand or --trace, not both", field="--demand",
                            hint="--demand reads hourly GPUs (time,gpu,gpus); --trace reads a job trace.")
     if demand is not None:
-        dem = demand_mod.from_csv(demand)
+        # a sample repeats to a typical period; workloads without demand rows keep their schedule
+        dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)), scen.workloads)
     elif trace is not None:
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         dem = demand_mod.from_trace(trace, gpus[0], trace_format)
@@ -270,10 +274,25 @@ class SimulateResult:
     packing: Packing
     gpus_per_node: int
     prices: PoolPricing | None  # None without a scenario
+    max_wait: dict[str, float] = field(default_factory=dict)  # the waiting budget {stat: hours}
+    researcher_hour_cost: float | None = None  # the scenario's, when priced
+    recommendation: dict[str, Any] = field(default_factory=dict)  # sim.cost.recommend's answer
 
-    def to_json(self) -> dict[str, Any] | list[dict[str, Any]]:
-        """What `simulate -o json` prints: one object for one level, else a list."""
-        return self.runs[0] if len(self.runs) == 1 else self.runs
+    def to_json(self) -> dict[str, Any]:
+        """What `simulate -o json` prints (`gpuplan.simulate/1`): the runs, one per R, and the
+        recommended R (null with `no_recommendation` saying why)."""
+        from gpuplan.sim.cost import SCHEMA  # not the contract module: that would load pydantic
+
+        rec = self.recommendation
+        return {
+            "schema": SCHEMA,
+            "max_wait_hours": dict(self.max_wait),
+            "researcher_hour_cost": self.researcher_hour_cost,
+            "runs": self.runs,
+            "recommended": rec.get("recommended"),
+            "no_recommendation": rec.get("no_recommendation"),
+            "cheapest": rec.get("cheapest"),
+        }
 
     def meta(self) -> dict[str, Any]:
         """The heading the table and markdown renderers show above the runs."""
@@ -304,17 +323,26 @@ def simulate(
     gpu: str | None = None,
     catalog: str | Path | None = None,
     progress: ProgressStart | None = None,
+    max_wait: str | Sequence[str] | dict[str, float] | None = None,
 ) -> SimulateResult:
     """Replay a job trace through each reserved pool size, spilling to containers.
 
     `reserved`: `16`, `0,8,16` or `A:B:STEP` (or the numbers); `wait`: how long a queued job waits
-    before bursting (`0`, `30m`, `2h`, `inf`, or hours); `scenario`: prices the pool and the bursts.
+    before bursting (`0`, `30m`, `2h`, `inf`, or hours); `scenario`: prices the pool and the bursts;
+    `max_wait`: the waiting budget (`p95=2h`, `mean=30m,max=1d`, or {stat: hours}) the recommended R
+    meets. Past the limits (`gpuplan.sim.limits`) it stops before reading the trace (exit 2).
     """
     from gpuplan.errors import UsageError
     from gpuplan.inputs.units import UnitError, parse_duration
+    from gpuplan.sim import limits
+    from gpuplan.sim.cost import parse_max_wait, recommend
     from gpuplan.sim.replay import Jobs, parse_reserved
     from gpuplan.sim.replay import simulate as run_simulation
     from gpuplan.sim.traces import read_trace
+
+    budget = parse_max_wait(max_wait if isinstance(max_wait, dict | str | None) else list(max_wait))
+    if isinstance(reserved, str):
+        limits.count_reserved(reserved)
 
     if isinstance(wait, str):
         try:
@@ -326,10 +354,12 @@ def simulate(
     else:
         wait_hours = float(wait)
     levels = parse_reserved(reserved) if isinstance(reserved, str) else [int(r) for r in reserved]
-    prices = _simulate_prices(scenario, gpu, catalog) if scenario is not None else None
+    limits.check_levels(levels)
+    prices, researcher = _simulate_prices(scenario, gpu, catalog) if scenario is not None else (None, None)
     gpn = gpus_per_node or (prices.gpus_per_node if prices is not None else 8)
 
-    tr = read_trace(trace, trace_format)
+    limits.check_trace_rows(trace)
+    tr = read_trace(trace, trace_format, gpu_types=False)  # a replay needs no GPU types: the C reader
     jobs = Jobs.from_trace(tr)
 
     progress_cb, stop = progress(levels, len(jobs)) if progress is not None else (None, lambda: None)
@@ -346,6 +376,7 @@ def simulate(
         )
     finally:
         stop()
+    rec = recommend(runs, budget, researcher or 0.0, prices.days_per_month if prices is not None else 30.0)
     return SimulateResult(
         runs=runs,
         trace=str(trace),
@@ -357,17 +388,24 @@ def simulate(
         packing=packing,
         gpus_per_node=gpn,
         prices=prices,
+        max_wait=budget,
+        researcher_hour_cost=researcher,
+        recommendation=rec,
     )
 
 
-def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path | None) -> PoolPricing:
-    """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers."""
+def _simulate_prices(
+    scenario: str | Path, gpu: str | None, catalog: str | Path | None
+) -> tuple[PoolPricing, float]:
+    """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers,
+    and its researcher_hour_cost (what an hour of waiting costs)."""
     from gpuplan.engines.pricing import pool_prices
     from gpuplan.errors import ScenarioError
     from gpuplan.inputs.scenario import load_scenario
 
     cat = _catalog(catalog)
-    pp = pool_prices(load_scenario(scenario, cat), gpu, catalog=cat)
+    scen = load_scenario(scenario, cat)
+    pp = pool_prices(scen, gpu, catalog=cat)
     for tariff, mode in ((pp.lease, "bare-metal"), (pp.container, "container")):
         if tariff is None:
             raise ScenarioError(
@@ -376,7 +414,7 @@ def _simulate_prices(scenario: str | Path, gpu: str | None, catalog: str | Path 
                 field="offers",
                 hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
             )
-    return pp
+    return pp, scen.team.researcher_hour_cost
 
 
 # --- audit ----------------------------------------------------------------------------------------
@@ -616,3 +654,90 @@ def export(
     )
     plan_ = load_plan(source, catalog=catalog)
     return run_export(target, plan_, options)
+
+
+# --- commit and quotes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommitReport:
+    """A commit: the `gpuplan.commit/1` document (`to_json`) and what its table and HTML show (`view`)."""
+
+    view: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.view["doc"])
+
+
+def commit(
+    scenario: str | Path | Scenario,
+    *,
+    paths: int = 10_000,
+    seed: int = 0,
+    lang: Lang = "en",
+    catalog: str | Path | Catalog | None = None,
+    quotes: str | Path | None = None,
+    db: str | None = None,
+) -> CommitReport:
+    """Which lease terms to sign: a ladder per GPU type against price drift and demand growth.
+
+    Drifts the scenario's `market:` leaves out come from the quote history: `quotes` (a quotes CSV) or
+    `db` (a quotes database URL; `GPUPLAN_DB` when set); else the market is flat.
+    """
+    import os
+
+    from gpuplan.engines.commit import commit as run_commit
+    from gpuplan.engines.commit import default_drifts
+    from gpuplan.engines.commit_document import commit_view
+    from gpuplan.errors import UsageError
+
+    if paths < 1 or paths > 1_000_000:
+        raise UsageError(f"--paths must be from 1 to 1,000,000, got {paths}", field="--paths",
+                         hint="10,000 paths (the default) give figures stable to about 1%.")
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
+    fitted = None
+    db = db or os.environ.get("GPUPLAN_DB") or None
+    if quotes is not None or db is not None:
+        fitted = quote_drifts(scen, quotes=quotes, db=db)
+    res = run_commit(scen, cat, paths=paths, seed=seed, drifts=default_drifts(scen, fitted))
+    return CommitReport(commit_view(res, lang))
+
+
+def quote_drifts(scen: Scenario, *, quotes: str | Path | None = None,
+                 db: str | None = None) -> dict[str, tuple[float, float]]:
+    """The drift ranges a quote history gives for the scenario's GPUs (container, bare_metal), where it has them."""
+    from gpuplan.quotes.trend import drift_ranges, fit_trends
+
+    qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db)
+    gpus = [o.gpu for o in scen.offers]
+    return drift_ranges(fit_trends(qs), gpus)
+
+
+def quotes_read_csv(path: str | Path) -> list[Any]:
+    """Quotes from a CSV file (provider,gpu,mode,term,price,per,currency,date,note), all checked first."""
+    from gpuplan.quotes.csvio import read_quotes_csv
+
+    return read_quotes_csv(path)
+
+
+def quotes_add(quotes: Sequence[Any], *, db: str | None = None) -> int:
+    """Store quotes in one transaction (all or none); returns how many were added."""
+    from gpuplan.quotes.store import add_quotes, open_store
+
+    return add_quotes(open_store(db), quotes)
+
+
+def quotes_list(*, db: str | None = None, gpu: str | None = None, mode: str | None = None) -> list[Any]:
+    from gpuplan.quotes.store import list_quotes, open_store
+
+    return list_quotes(open_store(db), gpu=gpu, mode=mode)
+
+
+def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu: str | None = None,
+                 mode: str | None = None) -> list[dict[str, Any]]:
+    """The drift of each (GPU, mode) in a quote history, with its uncertainty (log-linear fit)."""
+    from gpuplan.quotes.trend import fit_trends
+
+    qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db, gpu=gpu, mode=mode)
+    return [f.to_json() for f in fit_trends(qs) if (gpu is None or f.gpu == gpu) and (mode is None or f.mode == mode)]

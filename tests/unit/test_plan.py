@@ -108,7 +108,9 @@ def test_demand_csv_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
                                  for h in range(24)]
     csv.write_text("\n".join(rows) + "\n")
     res = api.plan(HYBRID, demand=csv)
-    assert res.pools[0].reserved == 4 and res.demand.hours == 24
+    assert res.pools[0].reserved == 4
+    # a one-day sample is repeated to fill a week (whole copies: the same distribution of demand)
+    assert (res.demand.hours, res.demand.sample_hours, res.demand.repeats) == (168, 24, 7)
     bad = tmp_path / "bad.csv"
     bad.write_text("time,gpu,gpus\n2026-11-01T00:00:00Z,ascend-910b,lots\n")
     assert main(["plan", str(HYBRID), "--demand", str(bad)]) == 2

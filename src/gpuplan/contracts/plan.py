@@ -128,6 +128,12 @@ class PlanResult(Record):
     calendar_hours: float | None = Field(default=None, description=(
         "Calendar hours the per-month figures divide by (absent in older plans)."))
     demand_source: str = Field(description="`schedules`, or the demand file the curve came from.")
+    sample_hours: Int | None = Field(default=None, ge=1, description=(
+        "Hours of the demand sample when it was repeated to fill a typical period (absent otherwise)."))
+    sample_repeats: Int | None = Field(default=None, ge=2, description=(
+        "Whole copies of the sample in the horizon (a sample under a day fills a day, under a week a week)."))
+    kept_schedules: list[str] | None = Field(default=None, description=(
+        "Workloads with no rows in the demand file: planned on their own schedules (absent when none)."))
     days_per_month: float | None = Field(default=None, description=(
         "The scenario's month, in days (added with the engines returning this contract)."))
     pools: list[PlanPool]

@@ -74,7 +74,14 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
         "requires": sorted(a.workload.requires),
         "pool_share": _r(float(a.params["share"]), 4) if "share" in a.params else None,
     } for a in res.assignments]
+    extra: dict[str, Any] = {}
+    if res.demand.repeats > 1 and res.demand.sample_hours:
+        extra["sample_hours"] = res.demand.sample_hours
+        extra["sample_repeats"] = res.demand.repeats
+    if res.demand.kept:
+        extra["kept_schedules"] = list(res.demand.kept)
     return PlanDoc.model_validate({
+        **extra,
         "schema": SCHEMA,
         "currency": res.scenario.currency,
         "scenario": res.scenario.path,

@@ -10,7 +10,10 @@ Per GPU type (a workload's first GPU):
 - elastic demand always runs in containers;
 - assignments: each hour the pool serves pinned work first, then workloads by steadiness (share of
   the horizon they run, highest first: core training before experiments); a workload served >= 99%
-  by the pool is `bare-metal`, <= 1% `container`, else `split`;
+  by the pool is `bare-metal` (the leased cards cover its peak), <= 1% `container` (no leased card
+  for it), else `split`. With a demand CSV the per-GPU demand is shared among that GPU's workloads in
+  proportion to their `gpus` (one workload: all of it); a workload kept on its own schedule (no rows
+  in the CSV for its GPU) has its own curve;
 - all-bare-metal leases the peak of all demand; all-container runs everything in containers (both
   for comparison, ignoring hard rules);
 - schedules are a project: the lease runs from hand-over (setup) to the end of the pool's longest
@@ -104,7 +107,7 @@ class PlanResult:
 
 def _lease_work_hours(wls: list[Workload], demand: Demand) -> float:
     """Hours the pool's work lasts: to the end of its longest schedule, or the sample's whole span."""
-    if demand.by_workload:
+    if demand.project:
         pool = [w for w in wls if "elastic" not in w.requires] or wls
         return max((w.duration_hours for w in pool), default=float(demand.hours))
     return demand.calendar_hours
@@ -151,7 +154,7 @@ def _run(demand: np.ndarray, pr: _Pricing, step: int, pinned_peak: float, point:
 
 def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
                queueing: str = DEFAULT_QUEUEING) -> PlanResult:
-    project = bool(demand.by_workload)
+    project = demand.project
     dpm = scenario.days_per_month
     # per month divides by the calendar time of the demand (see gpuplan.models.tariff)
     horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
@@ -168,10 +171,9 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
         total = demand.by_gpu[gpu]
         n = len(total)
         zeros = np.zeros(n)
-        elastic = sum((demand.by_workload[w.id] for w in wls if "elastic" in w.requires), zeros) if project \
-            else zeros
-        pinned = sum((demand.by_workload[w.id] for w in wls if w.requires & PINNED), zeros) if project \
-            else zeros
+        own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
+        elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
+        pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
         pool_demand = total - elastic
         pinned_peak = float(pinned.max()) if n else 0.0
         if bm is None and pinned_peak > 0:
@@ -202,7 +204,7 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
                          float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
         setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
         spill_h = bill.container_gpu_hours / sd if sd else 0.0
-        pa = _assign(wls, demand, r, n, bm is not None, ct is not None)
+        pa = _assign(wls, _curves(wls, demand, total), r, n, bm is not None, ct is not None)
         assignments += pa
         # one-off container setup: each workload of a schedule that runs (partly) in containers
         ct_setup = container.setup_cost if (project and container is not None) else 0.0
@@ -258,20 +260,30 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
     return PlanResult(scenario, demand, pools, assignments, queueing)
 
 
-def _assign(wls: list[Workload], demand: Demand, reserved: int, n: int, has_bm: bool,
-            has_ct: bool) -> list[Assignment]:
-    if not demand.by_workload:
-        return [Assignment(w, "split", "a_external", {"source": demand.source}) for w in wls]
+def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str, np.ndarray]:
+    """Each workload's hourly demand: its own curve when it has one (schedules, or kept on its
+    schedule), else a share of the measured demand of its GPU in proportion to its `gpus`."""
+    own = {w.id: demand.by_workload[w.id] for w in wls if w.id in demand.by_workload}
+    measured = [w for w in wls if w.id not in own]
+    if measured:
+        rest = np.maximum(total - sum(own.values(), np.zeros(len(total))), 0.0)
+        size = sum(w.gpus for w in measured)
+        for w in measured:
+            own[w.id] = rest * (w.gpus / size)
+    return own
 
+
+def _assign(wls: list[Workload], curves: dict[str, np.ndarray], reserved: int, n: int, has_bm: bool,
+            has_ct: bool) -> list[Assignment]:
     def steadiness(w: Workload) -> float:
-        return float(np.count_nonzero(demand.by_workload[w.id])) / n
+        return float(np.count_nonzero(curves[w.id])) / n if n else 0.0
 
     order = sorted((w for w in wls if "elastic" not in w.requires),
                    key=lambda w: (not (w.requires & PINNED), -steadiness(w), w.id))
     left = np.full(n, float(reserved))
     out: dict[str, Assignment] = {}
     for w in order:
-        curve = demand.by_workload[w.id]
+        curve = curves[w.id]
         got = np.minimum(curve, left)
         left = left - got
         total = float(curve.sum())

@@ -1,5 +1,11 @@
 """Hourly demand curves: from workload schedules, a demand CSV (`time,gpu,gpus`), or a job trace.
 
+A demand CSV is a sample of usage that repeats. A sample shorter than a day is repeated (whole
+copies) to fill at least a day, one shorter than a week to fill at least a week, so the horizon is a
+typical period (`Demand.sample_hours` and `repeats` say so; the distribution of demand, and so the
+plan's money per month, is the sample's). A workload whose GPU has no row in the CSV keeps its own
+schedule over that horizon (`add_schedules`; `Demand.kept` names it) instead of leaving the plan.
+
 Schedules: a workload runs `gpus` cards for `hours_per_day` hours a day on `days_per_week` days,
 from the start of the horizon (a Monday 00:00) for `duration`. Its hours are placed inside
 `window` ("09:00-18:00") when given, else from 09:00 (wrapping past midnight). An hour partly covered
@@ -38,6 +44,10 @@ class Demand:
     source: str
     # calendar hours the demand covers: `hours` for schedules and CSV rows, the exact span of a trace
     span_hours: float | None = None
+    project: bool = True  # schedules (a project with a start and an end); False: a repeating sample
+    sample_hours: int | None = None  # hours of the CSV sample before it was repeated
+    repeats: int = 1  # whole copies of the sample in `hours`
+    kept: tuple[str, ...] = ()  # workloads with no demand rows that keep their own schedule
 
     @property
     def calendar_hours(self) -> float:
@@ -108,6 +118,43 @@ def horizon_hours(workloads: list[Workload] | tuple[Workload, ...], minimum_days
     return math.ceil(max(longest, minimum_days * 24))
 
 
+DAY_HOURS = 24
+WEEK_HOURS = 168
+
+
+def repeat_sample(d: Demand) -> Demand:
+    """A sample shorter than a day (a week) repeated in whole copies to fill at least a day (a week)."""
+    if d.hours <= 0 or d.hours >= WEEK_HOURS:
+        return d
+    period = DAY_HOURS if d.hours < DAY_HOURS else WEEK_HOURS
+    reps = math.ceil(period / d.hours)
+    if reps <= 1:
+        return d
+    return Demand(d.start, d.hours * reps, {g: np.tile(c, reps) for g, c in d.by_gpu.items()},
+                  {w: np.tile(c, reps) for w, c in d.by_workload.items()}, d.source,
+                  span_hours=None if d.span_hours is None else d.span_hours * reps, project=d.project,
+                  sample_hours=d.hours, repeats=reps, kept=d.kept)
+
+
+def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -> Demand:
+    """Workloads whose GPU has no demand in `d` keep their own schedule over `d`'s horizon (placed by
+    weekday and hour from `d.start`), so that no workload silently leaves the plan."""
+    missing = [w for w in workloads if w.gpus_allowed[0] not in d.by_gpu]
+    if not missing:
+        return d
+    monday = (d.start - timedelta(days=d.start.weekday())).replace(hour=0, minute=0, second=0, microsecond=0)
+    offset = int((d.start - monday) / timedelta(hours=1))
+    by_gpu = dict(d.by_gpu)
+    by_wl = dict(d.by_workload)
+    for w in missing:
+        curve = workload_curve(w, offset + d.hours)[offset:]
+        by_wl[w.id] = curve
+        g = w.gpus_allowed[0]
+        by_gpu[g] = by_gpu.get(g, np.zeros(d.hours)) + curve
+    return Demand(d.start, d.hours, by_gpu, by_wl, d.source, span_hours=d.span_hours, project=d.project,
+                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing))
+
+
 def from_schedules(workloads: list[Workload] | tuple[Workload, ...], hours: int | None = None) -> Demand:
     n = hours or horizon_hours(workloads)
     by_wl = {w.id: workload_curve(w, n) for w in workloads}
@@ -130,14 +177,77 @@ def _parse_time(text: str) -> datetime:
 
 
 def from_csv(path: str | Path) -> Demand:
-    """Read `time,gpu,gpus` rows (hourly; time ISO 8601 or epoch seconds); missing hours are 0."""
+    """Read `time,gpu,gpus` rows (hourly; time ISO 8601 or epoch seconds); missing hours are 0.
+
+    Parsed with polars in one pass; a file with anything unusual (a missing field, a time polars does
+    not read, a bad number) is read again row by row (`_rows_careful`), which names the bad line."""
     p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
+                           hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
+    fast = _rows_fast(raw)
+    if fast is None:
+        when_s, gpu, gpus = _rows_careful(p)
+    else:
+        when_s, gpu, gpus = fast
+    if not len(when_s):
+        raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
+    t0 = float(when_s.min())
+    start_s = math.floor(t0 / 3600.0) * 3600.0
+    start = datetime.fromtimestamp(start_s, tz=UTC)
+    idx = np.floor((when_s - start_s) / 3600.0 + 1e-9).astype(np.int64)
+    n = int(idx.max()) + 1
+    names, inv = np.unique(gpu, return_inverse=True)
+    flat = np.bincount(inv * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
+    by_gpu = {str(g): flat[i] for i, g in enumerate(names)}
+    return Demand(start, n, by_gpu, {}, str(p), project=False)
+
+
+def _rows_fast(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(time in Unix seconds, gpu, gpus) of every row, or None when the careful path must decide."""
+    import polars as pl
+
+    try:
+        df = pl.read_csv(raw, infer_schema=False, encoding="utf8-lossy")
+    except (pl.exceptions.PolarsError, ValueError):
+        return None
+    cols = [c.strip().lower() for c in df.columns]
+    if any(c not in cols for c in ("time", "gpu", "gpus")) or len(set(cols)) != len(cols):
+        return None
+    df = df.rename(dict(zip(df.columns, cols, strict=True))).select("time", "gpu", "gpus")
+    df = df.with_columns(pl.all().str.strip_chars())
+    df = df.filter(~pl.all_horizontal(pl.all().is_null() | (pl.all() == "")))
+    if df.select(pl.any_horizontal(pl.all().is_null()).any()).item():
+        return None
+    num = df["time"].cast(pl.Float64, strict=False)
+    if num.null_count() == 0:
+        when_s = num.to_numpy()
+    elif num.null_count() == df.height:
+        dt = df["time"].str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
+        if dt.null_count():
+            return None
+        when_s = dt.dt.epoch("us").to_numpy() / 1e6
+    else:
+        return None
+    gpus = df["gpus"].cast(pl.Float64, strict=False)
+    if gpus.null_count():
+        return None
+    g = gpus.to_numpy()
+    if not (np.isfinite(when_s).all() and np.isfinite(g).all() and (g >= 0).all()):
+        return None
+    return when_s.astype(np.float64), df["gpu"].to_numpy().astype(str), g
+
+
+def _rows_careful(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row by row with the csv module: every bad row is an error naming its line."""
     try:
         f = p.open(encoding="utf-8", newline="")
     except OSError as exc:
         raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
-    rows: list[tuple[datetime, str, float]] = []
+    rows: list[tuple[float, str, float]] = []
     with f:
         reader = csv.reader(f)
         header = next(reader, None)
@@ -162,16 +272,9 @@ def from_csv(path: str | Path) -> Demand:
             if not math.isfinite(gpus) or gpus < 0:
                 raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
                                    hint="demand is the number of GPUs in use during that hour.")
-            rows.append((when, row[ig].strip(), gpus))
-    if not rows:
-        raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
-    start = min(r[0] for r in rows).replace(minute=0, second=0, microsecond=0)
-    end = max(r[0] for r in rows)
-    n = int((end - start) / timedelta(hours=1)) + 1
-    by_gpu: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
-    for when, gpu, gpus in rows:
-        by_gpu[gpu][int((when - start) / timedelta(hours=1))] += gpus
-    return Demand(start, n, dict(by_gpu), {}, str(p))
+            rows.append((when.timestamp(), row[ig].strip(), gpus))
+    return (np.array([r[0] for r in rows], dtype=np.float64), np.array([r[1] for r in rows], dtype=str),
+            np.array([r[2] for r in rows], dtype=np.float64))
 
 
 def calendar_span_hours(submit: np.ndarray, duration: np.ndarray) -> float:
@@ -202,7 +305,7 @@ def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
         by_gpu[gpu] = _spread(start_h[mask], end_h[mask], tr.gpus[mask], n)
     # the same span `simulate` prices: first submission to the last end as submitted
     return Demand(datetime.fromtimestamp(0, tz=UTC), n, by_gpu, {}, str(path),
-                  span_hours=calendar_span_hours(tr.submit, tr.duration))
+                  span_hours=calendar_span_hours(tr.submit, tr.duration), project=False)
 
 
 def _spread(a: np.ndarray, b: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:

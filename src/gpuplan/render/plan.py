@@ -43,7 +43,12 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
 
 
 def _horizon(doc: PlanDoc, lang: str) -> str:
-    return t("plan.horizon", lang, days=doc.horizon_hours / 24, source=doc.demand_source, dpm=doc.days_per_month)
+    text = t("plan.horizon", lang, days=doc.horizon_hours / 24, source=doc.demand_source, dpm=doc.days_per_month)
+    if doc.sample_hours and doc.sample_repeats:
+        text += " " + t("plan.horizon_repeated", lang, hours=doc.sample_hours, n=doc.sample_repeats)
+    if doc.kept_schedules:
+        text += " " + t("plan.kept_schedules", lang, workloads=", ".join(doc.kept_schedules))
+    return text
 
 
 def _offers(p: PlanPool) -> str:
