@@ -182,14 +182,54 @@ def test_philly(tmp_path: Path) -> None:
         ("submit_time,duration,gpus\n", 2, None, "no job rows"),
     ],
 )
+@pytest.mark.parametrize("gpu_types", [True, False])  # False: the C reader first, the same errors
 def test_bad_traces_name_file_line_and_field(
-    tmp_path: Path, text: str, line: int, field: str | None, message: str
+    tmp_path: Path, text: str, line: int, field: str | None, message: str, gpu_types: bool
 ) -> None:
     p = write(tmp_path, "bad.csv", text)
     with pytest.raises(TraceError, match=message) as info:
-        read_trace(p, "generic" if text.startswith("submit_time,gpus") else "auto")
+        read_trace(p, "generic" if text.startswith("submit_time,gpus") else "auto", gpu_types=gpu_types)
     err = info.value
     assert err.file == str(p) and err.line == line and err.field == field and err.hint
+
+
+def _same(a, b) -> None:  # type: ignore[no-untyped-def]
+    for name in ("submit", "duration", "gpus"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype == np.float64 and np.array_equal(x, y), name
+    assert (a.skipped, a.records, a.format, a.source) == (b.skipped, b.records, b.format, b.source)
+
+
+def test_replay_reader_matches_the_general_one_on_the_shared_trace(shared_dir: Path) -> None:
+    p = shared_dir / "traces/alibaba-gpu-v2023/openb_pod_list_default.csv"
+    full, fast = read_trace(p), read_trace(p, gpu_types=False)
+    _same(full, fast)
+    assert full.gpu_type is not None and fast.gpu_type is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "submit_time,duration,gpus,gpu\n0,10,1,a100\n5, 2.5e1 ,0.25,\n7,1,0,h100\n",  # spaces, exponents, skips
+        "submit_time,duration,gpus\r\n0,10,1\r\n-5,0.1,+2\r\n\r\n",  # CRLF, signs, a trailing blank line
+        "\ufeffSubmit_Time,Duration,GPUs\n1,2,3\n4,5,6",  # BOM, case, no final newline
+        'submit_time,duration,gpus\n0,10,1\n"5",10,1\n',  # quotes: the general reader
+        "submit_time,duration,gpus\n0,10,1\n\n5,10,1\n",  # a blank line inside: the general reader
+        "job_id,num_gpu,submit_time,duration\n1,4,100,3600\n2,0,200,60\n",  # tiresias
+        "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,500,0,100,10\n"
+        "p1,2,0,5,50,\np2,1,,7,70,7\n",  # openb: a share, a pod that never ran, no gpu_milli
+    ],
+)
+def test_replay_reader_matches_the_general_one(tmp_path: Path, text: str) -> None:
+    p = write(tmp_path, "t.csv", text)
+    try:
+        full = read_trace(p)
+    except TraceError as exc:  # what the general reader refuses, the replay reader refuses the same way
+        with pytest.raises(TraceError) as info:
+            read_trace(p, gpu_types=False)
+        assert str(info.value) == str(exc)
+        return
+    _same(full, read_trace(p, gpu_types=False))
 
 
 def test_unknown_header_and_all_skipped(tmp_path: Path) -> None:

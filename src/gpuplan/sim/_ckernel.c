@@ -16,10 +16,16 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define BIG ((int64_t)1 << 62)
 
@@ -280,7 +286,7 @@ PyDoc_STRVAR(replay_doc,
              "Replay sorted jobs (float64 submit and duration seconds, int64 units) through `nodes` nodes of\n"
              "`node_cap` units; writes each job's start (float64) and burst flag (bool) in place.");
 
-static PyObject *py_replay(PyObject *self, PyObject *args) {
+static PyObject *py_replay(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer bs, bd, bu, bstart, bburst;
     long long nodes, node_cap;
     double wait_s;
@@ -317,8 +323,230 @@ done:
     return out;
 }
 
+
+/* ---------------------------------------------------------------- a strict reader of numeric CSV columns
+ *
+ * read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None.
+ * Reads only the named columns of a plain CSV file (a header line, comma-separated, no quotes), as
+ * float64, NaN where a field is empty. Anything else -- a missing column, a quote, a line with another
+ * number of fields, a blank line, text that is not a plain decimal number -- gives None,
+ * and the caller reads the file the general way (which names the line and field of what is wrong).
+ */
+
+#define MAX_WANTED 16
+
+static int parse_number(const char *a, const char *b, double *out) {
+    while (a < b && (*a == ' ' || *a == '\t')) a++;
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+    if (a == b) {
+        *out = NAN;
+        return 0;
+    }
+    const char *p = a;
+    int neg = 0;
+    if (*p == '-' || *p == '+') {
+        neg = *p == '-';
+        p++;
+    }
+    if (p < b && b - p <= 15) { /* plain integers: exact in a double */
+        int64_t v = 0;
+        const char *q = p;
+        while (q < b && *q >= '0' && *q <= '9') v = v * 10 + (*q++ - '0');
+        if (q == b) {
+            *out = neg ? -(double)v : (double)v;
+            return 0;
+        }
+    }
+    char buf[64];
+    if (b - a >= (ptrdiff_t)sizeof(buf)) return -1;
+    for (const char *q = a; q < b; q++) {
+        char c = *q;
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')) return -1;
+    }
+    memcpy(buf, a, (size_t)(b - a));
+    buf[b - a] = 0;
+    char *end;
+    double v = strtod(buf, &end);
+    if (end != buf + (b - a)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* The header's column names, normalised as gpuplan.sim.traces does: stripped, unquoted, lower case. */
+static int header_index(const char *a, const char *b, int ncols_max, char names[][64], int *ncols) {
+    int k = 0;
+    const char *f = a;
+    for (const char *q = a;; q++) {
+        if (q == b || *q == ',') {
+            const char *x = f, *y = q;
+            while (x < y && isspace((unsigned char)*x)) x++;
+            while (y > x && isspace((unsigned char)y[-1])) y--;
+            while (x < y && *x == '"') x++;
+            while (y > x && y[-1] == '"') y--;
+            if (k >= ncols_max || y - x >= 63) return -1;
+            int L = 0;
+            for (; x < y; x++) names[k][L++] = (char)tolower((unsigned char)*x);
+            names[k][L] = 0;
+            k++;
+            f = q + 1;
+            if (q == b) break;
+        }
+    }
+    *ncols = k;
+    return 0;
+}
+
+typedef struct {
+    const char *data;
+    size_t size;
+    int ncols;
+    int nwanted;
+    int col_of[MAX_WANTED]; /* column index of each wanted name */
+    double *out[MAX_WANTED];
+    int64_t cap;
+    int64_t rows;
+} csv_job;
+
+/* 0 ok, 1 not plain (the caller falls back) */
+static int parse_rows(csv_job *J, const char *p) {
+    const char *end = J->data + J->size;
+    int want_at[256];
+    if (J->ncols > 256) return 1;
+    for (int c = 0; c < J->ncols; c++) want_at[c] = -1;
+    for (int w = 0; w < J->nwanted; w++) want_at[J->col_of[w]] = w;
+    int64_t r = 0;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *le = eol ? eol : end;
+        const char *next = eol ? eol + 1 : end;
+        if (le > p && le[-1] == '\r') le--;
+        if (le == p) return 1; /* a blank line: the general reader decides what it means */
+        if (r >= J->cap) return 1;
+        int c = 0;
+        const char *f = p;
+        for (;;) {
+            const char *q = memchr(f, ',', (size_t)(le - f));
+            if (!q) q = le;
+            if (c >= J->ncols) return 1;
+            int w = want_at[c];
+            if (w >= 0 && parse_number(f, q, &J->out[w][r])) return 1;
+            c++;
+            if (q == le) break;
+            f = q + 1;
+        }
+        if (c != J->ncols) return 1;
+        r++;
+        p = next;
+    }
+    J->rows = r;
+    return 0;
+}
+
+static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *path_obj, *names;
+    if (!PyArg_ParseTuple(args, "O&O!", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names)) return NULL;
+    PyObject *result = NULL, *arrays = NULL;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_ssize_t nw = PyTuple_GET_SIZE(names);
+    void *map = MAP_FAILED;
+    size_t size = 0;
+    int fd = -1;
+    if (nw < 1 || nw > MAX_WANTED) {
+        PyErr_SetString(PyExc_ValueError, "between 1 and 16 column names");
+        goto done;
+    }
+    fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    size = (size_t)st.st_size;
+    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+#ifdef MADV_SEQUENTIAL
+    madvise(map, size, MADV_SEQUENTIAL);
+#endif
+    const char *data = (const char *)map, *end = data + size;
+    if (size >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
+        (unsigned char)data[2] == 0xBF) {
+        data += 3;
+    }
+    const char *hl = memchr(data, '\n', (size_t)(end - data));
+    const char *he = hl ? hl : end;
+    if (he > data && he[-1] == '\r') he--;
+    static char hnames[256][64];
+    csv_job J;
+    memset(&J, 0, sizeof(J));
+    if (memchr(data, '"', (size_t)(he - data)) || header_index(data, he, 256, hnames, &J.ncols) != 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    J.nwanted = (int)nw;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        const char *want = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, w));
+        if (!want) goto done;
+        J.col_of[w] = -1;
+        for (int c = 0; c < J.ncols; c++)
+            if (strcmp(hnames[c], want) == 0) {
+                J.col_of[w] = c;
+                break;
+            }
+        if (J.col_of[w] < 0) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    if (memchr(data, '"', (size_t)(end - data))) { /* quoted fields: the general reader */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    const char *body = hl ? hl + 1 : end;
+    int64_t lines = 0;
+    for (const char *q = body; q < end; q++) {
+        q = memchr(q, '\n', (size_t)(end - q));
+        if (!q) break;
+        lines++;
+    }
+    if (end > body && end[-1] != '\n') lines++;
+    J.cap = lines;
+    J.data = (const char *)map;
+    J.size = size;
+    arrays = PyList_New(nw);
+    if (!arrays) goto done;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(lines * (int64_t)sizeof(double)));
+        if (!ba) goto done;
+        PyList_SET_ITEM(arrays, w, ba);
+        J.out[w] = (double *)PyByteArray_AS_STRING(ba);
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = parse_rows(&J, body);
+    Py_END_ALLOW_THREADS
+    if (rc != 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < nw; w++)
+        if (PyByteArray_Resize(PyList_GET_ITEM(arrays, w), (Py_ssize_t)(J.rows * (int64_t)sizeof(double))) != 0)
+            goto done;
+    result = Py_BuildValue("(LO)", (long long)J.rows, arrays);
+done:
+    Py_XDECREF(arrays);
+    if (map != MAP_FAILED) munmap(map, size);
+    if (fd >= 0) close(fd);
+    Py_DECREF(path_obj);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
+    {"read_columns", py_read_columns, METH_VARARGS,
+     "read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None when the file is not plain"},
     {NULL, NULL, 0, NULL},
 };
 

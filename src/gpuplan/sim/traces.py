@@ -93,8 +93,11 @@ class Trace:
 # ---------------------------------------------------------------- entry point
 
 
-def read_trace(path: str | Path, fmt: str = "auto") -> Trace:
-    """Read `path` as `fmt` (one of FORMATS, or `auto` to choose from the header)."""
+def read_trace(path: str | Path, fmt: str = "auto", *, gpu_types: bool = True) -> Trace:
+    """Read `path` as `fmt` (one of FORMATS, or `auto` to choose from the header).
+
+    `gpu_types=False`: the caller needs no GPU type (a replay), so a plain numeric CSV (generic,
+    tiresias, openb) is read by the C reader, only the columns the replay needs, without polars."""
     p = Path(path)
     if not p.is_file():
         raise TraceError("no such trace file", file=p, hint="give the path of a job trace file.")
@@ -107,15 +110,14 @@ def read_trace(path: str | Path, fmt: str = "auto") -> Trace:
             field="--trace-format",
             hint=f"use auto or one of {', '.join(FORMATS)}.",
         )
-    reader = {
-        "generic": _read_generic,
-        "alibaba-2023": _read_openb,
-        "alibaba-pai-2020": _read_pai,
-        "philly": _read_philly,
-        "helios": _read_helios,
-        "tiresias": _read_tiresias,
-    }[fmt]
-    trace = reader(p)
+    if fmt == "generic":
+        trace = _read_generic(p, gpu_types)
+    elif fmt == "alibaba-2023":
+        trace = _read_openb(p, gpu_types)
+    elif fmt == "tiresias":
+        trace = _read_tiresias(p, gpu_types)
+    else:
+        trace = {"alibaba-pai-2020": _read_pai, "philly": _read_philly, "helios": _read_helios}[fmt](p)
     if len(trace) == 0:
         detail = ", ".join(f"{k}: {v}" for k, v in sorted(trace.skipped.items())) or "none"
         raise TraceError(
@@ -173,6 +175,48 @@ def _is_number(text: str) -> bool:
 # ---------------------------------------------------------------- CSV plumbing
 
 
+@dataclass(frozen=True)
+class _Plain:
+    """Numeric columns read by the C reader (`_ckernel.read_columns`): float64, NaN where empty."""
+
+    height: int
+    data: dict[str, np.ndarray]
+    header: tuple[str, ...]  # every column the file has (as `_require` checks them)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.header)
+
+
+def _read_plain(p: Path, first: str, names: tuple[str, ...]) -> _Plain | None:
+    """Only `names`, by the C reader, when the extension is built and the file is plain numeric CSV
+    (no quotes, every line the header's number of fields, plain numbers); else None."""
+    try:
+        from gpuplan.sim._ckernel import read_columns
+    except ImportError:
+        return None
+    header = [c.strip().strip('"').lower() for c in first.lstrip("\ufeff").split(",")]
+    if len(set(header)) != len(header) or not set(names) <= set(header):
+        return None
+    got = read_columns(str(p), names)
+    if got is None or got[0] == 0:
+        return None  # the general reader names what is wrong
+    rows, arrays = got
+    data = {n: np.frombuffer(a, dtype=np.float64) for n, a in zip(names, arrays, strict=True)}
+    return _Plain(rows, data, tuple(header))
+
+
+def _read_numeric(
+    p: Path, fmt: str, numeric: tuple[str, ...], keep: tuple[str, ...], plain: bool
+) -> pl.DataFrame | _Plain:
+    """`plain` (the caller needs only the `numeric` columns): the C reader where it can; else `_read_csv`."""
+    if plain:
+        fast = _read_plain(p, _first_line(p), numeric)
+        if fast is not None:
+            return fast
+    return _read_csv(p, fmt, numeric=numeric, keep=keep)
+
+
 def _read_csv(
     p: Path,
     fmt: str,
@@ -226,7 +270,7 @@ def _read_csv(
     return df
 
 
-def _require(df: pl.DataFrame, p: Path, fmt: str, needed: tuple[str, ...]) -> None:
+def _require(df: pl.DataFrame | _Plain, p: Path, fmt: str, needed: tuple[str, ...]) -> None:
     missing = [c for c in needed if c not in df.columns]
     if missing:
         raise TraceError(
@@ -239,9 +283,14 @@ def _require(df: pl.DataFrame, p: Path, fmt: str, needed: tuple[str, ...]) -> No
 
 
 def _numbers(
-    df: pl.DataFrame, col: str, p: Path, *, header: bool = True, required: bool = True
+    df: pl.DataFrame | _Plain, col: str, p: Path, *, header: bool = True, required: bool = True
 ) -> np.ndarray:
     """Column `col` as float64 (NaN where empty); text that is not a number raises with its line."""
+    if isinstance(df, _Plain):
+        arr = df.data[col]
+        if required:
+            _no_empty(arr, p, col, header)
+        return arr
     import polars as pl
 
     column = df.get_column(col)
@@ -263,17 +312,21 @@ def _numbers(
         )
     arr = num.fill_null(np.nan).to_numpy().astype(np.float64, copy=False)
     if required:
-        empty = np.isnan(arr)
-        if empty.any():
-            i = int(np.argmax(empty))
-            raise TraceError(
-                "empty value",
-                file=p,
-                line=i + (2 if header else 1),
-                field=col,
-                hint=f"{col} must be given in every row.",
-            )
+        _no_empty(arr, p, col, header)
     return arr
+
+
+def _no_empty(arr: np.ndarray, p: Path, col: str, header: bool) -> None:
+    empty = np.isnan(arr)
+    if empty.any():
+        i = int(np.argmax(empty))
+        raise TraceError(
+            "empty value",
+            file=p,
+            line=i + (2 if header else 1),
+            field=col,
+            hint=f"{col} must be given in every row.",
+        )
 
 
 def _no_negative(arr: np.ndarray, p: Path, col: str, what: str, *, header: bool = True) -> None:
@@ -320,8 +373,8 @@ def _build(
     )
 
 
-def _strings(df: pl.DataFrame, col: str) -> np.ndarray | None:
-    if col not in df.columns:
+def _strings(df: pl.DataFrame | _Plain, col: str) -> np.ndarray | None:
+    if isinstance(df, _Plain) or col not in df.columns:
         return None
     import polars as pl
 
@@ -333,8 +386,8 @@ def _strings(df: pl.DataFrame, col: str) -> np.ndarray | None:
 # ---------------------------------------------------------------- formats
 
 
-def _read_generic(p: Path) -> Trace:
-    df = _read_csv(p, "generic", numeric=("submit_time", "duration", "gpus"), keep=("gpu",))
+def _read_generic(p: Path, gpu_types: bool = True) -> Trace:
+    df = _read_numeric(p, "generic", ("submit_time", "duration", "gpus"), ("gpu",), not gpu_types)
     _require(df, p, "generic", HEADERS["generic"])
     submit = _numbers(df, "submit_time", p)
     duration = _numbers(df, "duration", p)
@@ -353,8 +406,8 @@ def _read_generic(p: Path) -> Trace:
     )
 
 
-def _read_tiresias(p: Path) -> Trace:
-    df = _read_csv(p, "tiresias", numeric=("submit_time", "duration", "num_gpu"), keep=("job_id",))
+def _read_tiresias(p: Path, gpu_types: bool = True) -> Trace:
+    df = _read_numeric(p, "tiresias", ("submit_time", "duration", "num_gpu"), ("job_id",), not gpu_types)
     _require(df, p, "tiresias", HEADERS["tiresias"])
     submit = _numbers(df, "submit_time", p)
     duration = _numbers(df, "duration", p)
@@ -373,15 +426,16 @@ def _read_tiresias(p: Path) -> Trace:
     )
 
 
-def _read_openb(p: Path) -> Trace:
+def _read_openb(p: Path, gpu_types: bool = True) -> Trace:
     """Alibaba 2023 openb pods, by the trace README's rules: skip num_gpu == 0 and pods without
     scheduled_time; submit = creation_time; run time = deletion_time - scheduled_time (skip when <= 0);
     GPUs = num_gpu, or gpu_milli/1000 when num_gpu == 1."""
-    df = _read_csv(
+    df = _read_numeric(
         p,
         "alibaba-2023",
-        numeric=("num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"),
-        keep=("gpu_spec",),
+        ("num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"),
+        ("gpu_spec",),
+        not gpu_types,
     )
     _require(df, p, "alibaba-2023", HEADERS["alibaba-2023"][1:])  # `name` is not needed for a replay
     num_gpu = _numbers(df, "num_gpu", p)

@@ -1,0 +1,16 @@
+"""Types of the C extension built from _ckernel.c (see there and gpuplan.sim.replay)."""
+
+from typing import Any
+
+def replay(
+    submit: Any,
+    duration: Any,
+    units: Any,
+    nodes: int,
+    node_cap: int,
+    wait_s: float,
+    best_effort: bool,
+    start: Any,
+    burst: Any,
+) -> None: ...
+def read_columns(path: str, names: tuple[str, ...]) -> tuple[int, list[bytearray]] | None: ...
