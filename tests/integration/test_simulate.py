@@ -40,7 +40,10 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_json_one_object_per_r(capsys: pytest.CaptureFixture[str], trace: Path) -> None:
     rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "30m", "--queueing", "strict-fifo", "-o", "json")
     assert rc == 0
-    doc = json.loads(out)
+    whole = json.loads(out)
+    assert whole["schema"] == "gpuplan.simulate/1" and len(whole["runs"]) == 1
+    assert whole["recommended"] is None and whole["no_recommendation"]["code"] == "not_priced"
+    doc = whole["runs"][0]
     assert set(doc) == KEYS
     assert doc["jobs"] == 3 and doc["skipped"] == {"no_gpu": 1} and doc["cost"] is None
     # A (4 GPUs) holds the pool 0-1 h; B (2) bursts at its deadline 30 min; C (1, submitted at 10 min)
@@ -61,7 +64,7 @@ def test_json_one_object_per_r(capsys: pytest.CaptureFixture[str], trace: Path) 
         "--queueing",
         "best-effort-fifo",
     )
-    docs = json.loads(out)
+    docs = json.loads(out)["runs"]
     assert rc == 0 and [d["reserved_gpus"] for d in docs] == [0, 4, 8]
     assert docs[0]["burst_jobs"] == 3 and docs[1]["burst_jobs"] == 0 and docs[2]["burst_jobs"] == 0
 
@@ -97,7 +100,7 @@ def test_scenario_prices_the_replay(
         capsys, str(trace), "--scenario", str(scen), "--reserved", "0,4", "--wait", "0", "-o", "json"
     )
     assert rc == 0, err
-    r0, r4 = json.loads(out)
+    r0, r4 = json.loads(out)["runs"]
     c0, c4 = r0["cost"], r4["cost"]
     assert c0["lease"] == 0 and c0["burst"] > 0 and c4["lease"] > 0
     slowdown = r0["gpu_hours"]["burst"] / 7.0  # every job bursts at R = 0, stretched by the slowdown
@@ -148,5 +151,5 @@ def test_real_subprocess(trace: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["reserved_gpus"] == 4
+    assert json.loads(proc.stdout)["runs"][0]["reserved_gpus"] == 4
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal

@@ -73,7 +73,11 @@ def test_schema_field_is_const_and_matches_the_renderers() -> None:
     for name, module in (("compare", compare), ("plan", plan), ("audit", report), ("probe", probe)):
         assert contracts.schema_id(name) == module.SCHEMA
         assert json_schema(name)["properties"]["schema"]["const"] == module.SCHEMA
-    assert "schema" not in json_schema("simulate")["properties"]  # simulate's objects carry no schema field
+    from gpuplan.sim.cost import SCHEMA as SIMULATE
+
+    simulate = json_schema("simulate")
+    assert simulate["properties"]["schema"]["const"] == contracts.schema_id("simulate") == SIMULATE
+    assert {"runs", "recommended", "no_recommendation"} <= set(simulate["required"])
 
 
 def test_unknown_contract() -> None:
@@ -228,7 +232,6 @@ class OutsideContract(AssertionError):
 # removed here (the test fails when an entry is no longer hit). They behave as absent keys.
 KNOWN_OUTSIDE: dict[tuple[str, str], str] = {
     ("audit", ".gpus[].idle_cost"): "report_data.audit_money: per-GPU idle money that audit/1 never has",
-    ("simulate", ".runs"): "report_data.simulate_runs: a `runs` wrapper that simulate/1 never prints",
 }
 
 

@@ -109,7 +109,7 @@ def test_plan_report_from_the_plan_json(capsys: pytest.CaptureFixture[str]) -> N
 def test_simulate_report_from_the_simulate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trace = write_trace(tmp_path / "t.csv")
     d = cli_json(capsys, "simulate", str(trace), "--reserved", "0:16:4", "--wait", "1h", "--scenario", str(HYBRID))
-    assert isinstance(d, list) and len(d) == 5
+    assert d["schema"] == "gpuplan.simulate/1" and len(d["runs"]) == 5
     html = render_report("simulate", d, "en")
     assert_self_contained(html)
     assert html.count("<svg") == 3 and "Cost against reserved GPUs R" in html and "R=16" in html

@@ -17,3 +17,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from gpuplan import __version__
+
+        typer.echo(f"gpuplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print gpuplan's version and exit."
+    ),
+) -> None:
+    """Decide where GPU work runs: containers, bare metal, or a hybrid pool."""

@@ -32,6 +32,13 @@ ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show the formulas a
 HtmlOpt = Annotated[
     Path | None, typer.Option("--html", help="Also write a self-contained HTML report to this file.")
 ]
+MaxWaitOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--max-wait",
+        help="Waiting budget the recommended R meets: p95=2h (also mean=, p50=, max=; several allowed).",
+    ),
+]
 CatalogOpt = Annotated[
     Path | None,
     typer.Option(
@@ -48,7 +55,17 @@ def write_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+PIPED_WIDTH = 100
+"""Columns when stdout is not a terminal and COLUMNS is not set (a file or a pipe has no width)."""
+
+
 def console() -> Console:
+    """stdout's console: the terminal's width, else COLUMNS, else 100 columns when piped."""
+    import os
+
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    width = None
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        width = PIPED_WIDTH
+    return Console(highlight=False, soft_wrap=False, width=width)

@@ -10,7 +10,17 @@ from typing import Annotated
 import typer
 
 from gpuplan.cli.app import app
-from gpuplan.cli.common import CatalogOpt, HtmlOpt, Lang, LangOpt, OutputFormat, OutputOpt, console, write_json
+from gpuplan.cli.common import (
+    CatalogOpt,
+    HtmlOpt,
+    Lang,
+    LangOpt,
+    MaxWaitOpt,
+    OutputFormat,
+    OutputOpt,
+    console,
+    write_json,
+)
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
 
@@ -30,7 +40,13 @@ def simulate(
         Path, typer.Argument(help="Job trace: generic CSV, Alibaba openb/PAI, Philly, Helios, Tiresias.")
     ],
     reserved: Annotated[
-        str, typer.Option("--reserved", "-r", help="Reserved GPUs R: 16, a list 0,8,16 or a range A:B:STEP.")
+        str,
+        typer.Option(
+            "--reserved",
+            "-r",
+            # the empty markup tag keeps rich from reading ":B:" as an emoji code (it printed a 🅱)
+            help="Reserved GPUs R: 16, a list 0,8,16 or a range A:[b][/b]B:STEP (at most 1,000 sizes).",
+        ),
     ],
     scenario: Annotated[
         Path | None,
@@ -61,6 +77,7 @@ def simulate(
         str | None,
         typer.Option("--gpu", help="GPU whose offers price the pool (when the scenario has several)."),
     ] = None,
+    max_wait: MaxWaitOpt = None,
     output: OutputOpt = OutputFormat.table,
     lang: LangOpt = Lang.en,
     html: HtmlOpt = None,
@@ -83,6 +100,7 @@ def simulate(
         gpu=gpu,
         catalog=catalog,
         progress=_progress(lang.value),
+        max_wait=max_wait,
     )
     if html is not None:
         from gpuplan.render.html import write_report
@@ -94,10 +112,10 @@ def simulate(
     from gpuplan.sim.render import render_markdown, render_table
 
     if output is OutputFormat.markdown:
-        sys.stdout.write(render_markdown(result.meta(), result.runs, lang.value))
+        sys.stdout.write(render_markdown(result.meta(), result.to_json(), lang.value))
     else:
         out = console()
-        for item in render_table(result.meta(), result.runs, lang.value):
+        for item in render_table(result.meta(), result.to_json(), lang.value, width=out.width):
             out.print(item)
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 CONTRACTS: dict[str, str] = {
     "compare": "gpuplan.contracts.compare:CompareResult",
     "plan": "gpuplan.contracts.plan:PlanResult",
-    "simulate": "gpuplan.contracts.simulate:SimulateResult",
+    "simulate": "gpuplan.contracts.simulate:SimulateOutput",
     "audit": "gpuplan.contracts.audit:AuditResult",
     "probe": "gpuplan.contracts.probe:ProbeResult",
 }
@@ -62,10 +62,12 @@ def model(name: str) -> type[BaseModel]:
 def validate(name: str, data: Any) -> BaseModel:
     """`data` (decoded JSON) checked against contract `name`; raises `pydantic.ValidationError`.
 
-    simulate prints a list for several R: a list validates as `SimulateResults` (its `.root` holds
-    one `SimulateResult` per R)."""
+    Before `gpuplan.simulate/1` wrapped its runs, simulate printed one run, or a list of runs for
+    several R: those still validate, as `SimulateResult` and `SimulateResults`."""
     if name == "simulate" and isinstance(data, list):
         return _load("gpuplan.contracts.simulate:SimulateResults").model_validate(data)
+    if name == "simulate" and isinstance(data, dict) and "schema" not in data:
+        return _load("gpuplan.contracts.simulate:SimulateResult").model_validate(data)
     return model(name).model_validate(data)
 
 
@@ -82,13 +84,6 @@ def json_schema(name: str) -> dict[str, Any]:
         "title": schema_id(name),
     }
     out.update({k: v for k, v in body.items() if k != "title"})
-    if name == "simulate":
-        # several R print a list of the single-R object; say so where a validator can use it
-        out.setdefault("$defs", {})["SimulateResults"] = {
-            "type": "array",
-            "items": {"$ref": "#"},
-            "description": "What `gpuplan simulate -o json` prints with several R: one object per R, in order.",
-        }
     _complete(out)
     return out
 

@@ -1,10 +1,13 @@
-"""`gpuplan.simulate/1`: what `gpuplan simulate -o json` prints (assembled by `sim.replay.summarize`).
+"""`gpuplan.simulate/1`: what `gpuplan simulate -o json` prints (`SimulateOutput`).
 
-One object per reserved level R: one R prints one object, several R print a JSON array of them, in
-the order given (`SimulateResults`). Numbers are unrounded floats.
+One object for one R or many: `runs` holds one `SimulateResult` per reserved level R, in the order
+given (each assembled by `sim.replay.summarize`), and `recommended` the cheapest R whose waits meet
+`--max-wait` (`sim.cost.recommend`). Numbers are unrounded floats.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field, RootModel
 
@@ -43,6 +46,9 @@ class SimulateCost(OpenRecord):
     per_month: float
     per_month_low: float
     per_month_high: float
+    waiting_per_month: float | None = Field(default=None, description=(
+        "Waiting priced per month: mean wait x jobs x researcher_hour_cost over the span, scaled like "
+        "per_month (present when the scenario's researcher_hour_cost > 0)."))
 
 
 class SimulateResult(Record):
@@ -59,4 +65,49 @@ class SimulateResult(Record):
 
 
 class SimulateResults(RootModel[list[SimulateResult]]):
-    """`gpuplan simulate -o json` with several R: one object per R, in the order given."""
+    """The list several R printed before `gpuplan.simulate/1` wrapped the runs (still readable)."""
+
+
+class Recommended(Record):
+    """The R to lease: the cheapest per month whose waits meet the budget."""
+
+    reserved_gpus: Count
+    cost_per_month: float = Field(description="The pool's mid bill per month at this R (its run's cost.per_month).")
+    waiting_cost_per_month: float | None = Field(description=(
+        "Waiting priced with researcher_hour_cost (null when it is 0); the choice minimises "
+        "cost_per_month + this."))
+    wait_hours: WaitHours
+    basis: Literal["max_wait", "cheapest"] = Field(description=(
+        "max_wait: the cheapest R meeting --max-wait; cheapest: no budget given, the cheapest R."))
+    reason: str = Field(description="Why this R, in words (English).")
+
+
+class Cheapest(Record):
+    """The cheapest priced R whatever it waits (what a sweep without a budget would pick)."""
+
+    reserved_gpus: Count
+    cost_per_month: float
+    waiting_cost_per_month: float | None
+    wait_hours: WaitHours
+    absurd_wait: bool = Field(description="Its p95 wait is over a week (168 h): a sweep says so.")
+
+
+class NoRecommendation(Record):
+    code: Literal["not_priced", "none_meets"] = Field(description=(
+        "not_priced: no --scenario, nothing to compare by cost; none_meets: no R meets --max-wait."))
+    reason: str
+    smallest_meeting: Count | None = Field(description=(
+        "not_priced: the smallest R whose waits meet the budget, when one does (else null)."))
+
+
+class SimulateOutput(Record):
+    """`gpuplan simulate -o json`: one object for one R or many."""
+
+    schema_: Literal["gpuplan.simulate/1"] = Field(alias="schema", description="The contract's name and version.")
+    max_wait_hours: dict[str, float] = Field(description=(
+        "The waiting budget, {stat: hours} for stat in mean, p50, p95, max ({} without --max-wait)."))
+    researcher_hour_cost: float | None = Field(description="The scenario's waiting cost per hour (null unpriced).")
+    runs: list[SimulateResult] = Field(description="One replay per R, in the order given.")
+    recommended: Recommended | None = Field(description="null when no R meets the budget or nothing is priced.")
+    no_recommendation: NoRecommendation | None = Field(description="Why `recommended` is null (else null).")
+    cheapest: Cheapest | None = Field(description="The cheapest priced R ignoring the budget (null unpriced).")

@@ -50,3 +50,130 @@ def price_replay(
         "per_month_low": per_month(low.total, span_hours, dpm),
         "per_month_high": per_month(high.total, span_hours, dpm),
     }
+
+
+# --- the waiting budget and the recommendation ------------------------------------------------------
+
+SCHEMA = "gpuplan.simulate/1"
+"""What `simulate -o json` prints (`gpuplan.contracts.simulate.SimulateOutput`)."""
+WAIT_STATS = ("mean", "p50", "p95", "max")
+ABSURD_WAIT_HOURS = 168.0
+"""A p95 wait above a week is called out: nobody leases a pool whose jobs wait that long."""
+
+
+def waiting_per_month(run: dict[str, Any], researcher_hour_cost: float, days_per_month: float) -> float:
+    """Waiting priced per month: every replayed job's wait (mean x jobs) x researcher_hour_cost, over the
+    trace's span scaled to a month like the pool's bill."""
+    cost = run.get("cost") or {}
+    job_wait_hours = float(run["wait_hours"]["mean"]) * int(run["jobs"])
+    return per_month(job_wait_hours * researcher_hour_cost, float(cost.get("span_hours", 0.0)), days_per_month)
+
+
+def _meets(run: dict[str, Any], max_wait: dict[str, float]) -> bool:
+    return all(float(run["wait_hours"][k]) <= v + 1e-9 for k, v in max_wait.items())
+
+
+def _budget_text(max_wait: dict[str, float]) -> str:
+    from gpuplan.inputs.units import format_duration
+
+    return ", ".join(f"{k} <= {format_duration(v)}" for k, v in max_wait.items())
+
+
+def recommend(
+    runs: list[dict[str, Any]],
+    max_wait: dict[str, float],
+    researcher_hour_cost: float = 0.0,
+    days_per_month: float = 30.0,
+) -> dict[str, Any]:
+    """The cheapest R whose waits meet `max_wait` ({stat: hours}; empty: no budget).
+
+    Cost is the pool's mid bill per month, plus the waiting priced at `researcher_hour_cost` when it
+    is > 0 (each run's `cost.waiting_per_month` is set then). Ties go to the smaller R. Returns the
+    keys `recommended` (or None), `no_recommendation` (why None, else None) and `cheapest` (the
+    cheapest priced R whatever it waits, flagged `absurd_wait` when its p95 is over a week)."""
+    priced = [r for r in runs if r.get("cost")]
+    if researcher_hour_cost > 0:
+        for r in priced:
+            r["cost"]["waiting_per_month"] = waiting_per_month(r, researcher_hour_cost, days_per_month)
+
+    def decision(r: dict[str, Any]) -> tuple[float, int]:
+        c = r["cost"]
+        return float(c["per_month"]) + float(c.get("waiting_per_month", 0.0)), int(r["reserved_gpus"])
+
+    def summary(r: dict[str, Any]) -> dict[str, Any]:
+        c = r["cost"]
+        return {
+            "reserved_gpus": r["reserved_gpus"],
+            "cost_per_month": c["per_month"],
+            "waiting_cost_per_month": c.get("waiting_per_month"),
+            "wait_hours": dict(r["wait_hours"]),
+        }
+
+    cheapest = None
+    if priced:
+        best = min(priced, key=decision)
+        cheapest = summary(best) | {"absurd_wait": float(best["wait_hours"]["p95"]) > ABSURD_WAIT_HOURS}
+    meeting = [r for r in runs if _meets(r, max_wait)]
+    waiting = " and priced waiting" if researcher_hour_cost > 0 else ""
+    if not priced:
+        smallest = min((int(r["reserved_gpus"]) for r in meeting), default=None)
+        reason = "nothing is priced: pass --scenario to price the pool and the bursts"
+        if max_wait and smallest is not None:
+            reason += f" (the smallest R meeting {_budget_text(max_wait)} is {smallest})"
+        return {"recommended": None, "cheapest": None,
+                "no_recommendation": {"code": "not_priced", "reason": reason, "smallest_meeting": smallest}}
+    if not meeting:
+        stat = next(iter(max_wait))
+        closest = min(runs, key=lambda r: (float(r["wait_hours"][stat]), int(r["reserved_gpus"])))
+        reason = (f"no R meets {_budget_text(max_wait)}: the shortest {stat} wait is "
+                  f"{float(closest['wait_hours'][stat]):,.2f} h at R = {closest['reserved_gpus']}; "
+                  "try larger R or a longer --wait budget")
+        return {"recommended": None, "cheapest": cheapest,
+                "no_recommendation": {"code": "none_meets", "reason": reason, "smallest_meeting": None}}
+    pick = min((r for r in meeting if r.get("cost")), key=decision, default=None)
+    if pick is None:  # the runs that meet the budget carry no price (cannot happen: all or none priced)
+        return {"recommended": None, "cheapest": cheapest,
+                "no_recommendation": {"code": "not_priced", "reason": "nothing is priced",
+                                      "smallest_meeting": None}}
+    if max_wait:
+        basis = "max_wait"
+        reason = (f"the cheapest R per month (pool{waiting}) whose waits meet {_budget_text(max_wait)}; "
+                  f"{len(meeting)} of {len(runs)} R meet it")
+    else:
+        basis = "cheapest"
+        reason = f"the cheapest R per month (pool{waiting}); no --max-wait given"
+    return {"recommended": summary(pick) | {"basis": basis, "reason": reason}, "cheapest": cheapest,
+            "no_recommendation": None}
+
+
+def parse_max_wait(values: str | list[str] | tuple[str, ...] | dict[str, float] | None) -> dict[str, float]:
+    """`p95=2h`, `mean=30m,max=1d` (or several such options) -> {stat: hours}, in the order given."""
+    from gpuplan.errors import UsageError
+    from gpuplan.inputs.units import UnitError, parse_duration
+
+    if values is None:
+        return {}
+    items: list[tuple[str, str | float | None]] = []
+    if isinstance(values, dict):
+        items = [(k, float(v)) for k, v in values.items()]
+    else:
+        parts = [values] if isinstance(values, str) else list(values)
+        for text in (p.strip() for part in parts for p in part.split(",")):
+            if not text:
+                continue
+            name, sep, given = text.partition("=")
+            items.append((name.strip().lower(), given.strip() if sep else None))
+    hint = "for example --max-wait p95=2h (also mean=30m, max=1d; several allowed)."
+    out: dict[str, float] = {}
+    for stat, dur in items:
+        if stat not in WAIT_STATS or dur is None:
+            raise UsageError(f"expected STAT=DURATION with STAT one of {', '.join(WAIT_STATS)}, got "
+                             f"{stat if dur is None else f'{stat}={dur}'!r}", field="--max-wait", hint=hint)
+        try:
+            hours = float(dur) if isinstance(dur, int | float) else parse_duration(dur)
+        except UnitError as exc:
+            raise UsageError(f"{stat}: {exc}", field="--max-wait", hint=hint) from None
+        if not hours >= 0 or hours == float("inf"):
+            raise UsageError(f"{stat}: the budget must be a finite duration >= 0", field="--max-wait", hint=hint)
+        out[stat] = hours
+    return out

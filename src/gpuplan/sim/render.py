@@ -38,7 +38,7 @@ def _rows(
             f"{r['gpu_hours']['reserved']:,.0f}",
             f"{r['gpu_hours']['burst']:,.0f}",
             f"{r['reserved_utilization']:.1%}",
-            f"{w['p95']:.2f}" if compact else f"{w['mean']:.2f} / {w['p95']:.2f} / {w['max']:.2f}",
+            f"{w['p95']:,.2f}" if compact else f"{w['mean']:,.2f} / {w['p95']:,.2f} / {w['max']:,.2f}",
         ]
         if priced:
             c = r["cost"] or {}
@@ -98,33 +98,114 @@ def _has(lang: str, reason: str) -> bool:
     return f"simulate.reason_{reason}" in catalog(lang)
 
 
-def render_table(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> list[Any]:
+def _doc_runs(doc: dict[str, Any] | list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The runs and the `gpuplan.simulate/1` object (a bare list of runs reads as one without a budget)."""
+    if isinstance(doc, list):
+        return doc, {"runs": doc, "max_wait_hours": {}, "recommended": None, "no_recommendation": None}
+    return list(doc["runs"]), doc
+
+
+def _budget(max_wait: dict[str, float]) -> str:
+    from gpuplan.inputs.units import format_duration
+
+    return ", ".join(f"{k} <= {format_duration(v)}" for k, v in max_wait.items())
+
+
+def recommendation_lines(doc: dict[str, Any], lang: str) -> list[str]:
+    """The recommended R and why (or why none), and the absurd-wait warning, in `lang`."""
+    t = translator(lang)
+    runs, d = _doc_runs(doc)
+    currency = next((r["cost"]["currency"] for r in runs if r.get("cost")), "")
+    out: list[str] = []
+    rec = d.get("recommended")
+    budget = _budget(d.get("max_wait_hours") or {})
+    if rec is not None:
+        why = t("why_max_wait", budget=budget) if rec["basis"] == "max_wait" else t("why_cheapest")
+        waiting = rec.get("waiting_cost_per_month")
+        w = rec["wait_hours"]
+        out.append(t(
+            "recommended",
+            r=rec["reserved_gpus"],
+            cost=f"{rec['cost_per_month']:,.0f}",
+            currency=currency,
+            waiting="" if waiting is None else t("waiting_part", cost=f"{waiting:,.0f}"),
+            mean=f"{w['mean']:,.2f}",
+            p95=f"{w['p95']:,.2f}",
+            max=f"{w['max']:,.2f}",
+            why=why,
+        ))
+    else:
+        none = d.get("no_recommendation")
+        if none is not None and none["code"] == "none_meets":
+            out.append(t("none_meets", budget=budget))
+        elif none is not None:
+            smallest = none.get("smallest_meeting")
+            out.append(t("not_priced") + (t("smallest_meeting", budget=budget, r=smallest)
+                                           if smallest is not None and budget else ""))
+    cheap = d.get("cheapest")
+    if cheap and cheap.get("absurd_wait"):
+        out.append(t(
+            "absurd_wait_budget" if budget else "absurd_wait",
+            r=cheap["reserved_gpus"],
+            cost=f"{cheap['cost_per_month']:,.0f}",
+            currency=currency,
+            p95=f"{cheap['wait_hours']['p95']:,.0f}",
+            days=f"{cheap['wait_hours']['p95'] / 24:,.0f}",
+        ))
+    return out
+
+
+def render_table(
+    meta: dict[str, Any], doc: dict[str, Any] | list[dict[str, Any]], lang: str, width: int = 100
+) -> list[Any]:
+    """The heading lines, the table (the recommended R marked `*`) and the recommendation.
+
+    Below 140 columns: p95 wait and the monthly cost only; below 72 the GPU-hour columns go too."""
     from rich.table import Table
     from rich.text import Text
 
+    from gpuplan.render.fit import add_columns
+
     t = translator(lang)
+    results, d = _doc_runs(doc)
     priced = any(r["cost"] is not None for r in results)
     currency = next((r["cost"]["currency"] for r in results if r["cost"]), "")
-    keys, rows = _rows(results, priced, compact=True)
-    table = Table(title=t("title"), title_justify="left", pad_edge=False)
-    for k in keys:
-        table.add_column(
-            t(k, currency=currency) if "{currency}" in _t(f"simulate.{k}", lang) else t(k), justify="right"
-        )
-    for row in rows:
-        table.add_row(*row)
-    return [Text(line) for line in _lines(meta, results, lang)] + [table]
+    compact = width < 140
+    keys, rows = _rows(results, priced, compact=compact)
+    rec = d.get("recommended")
+    mark = str(rec["reserved_gpus"]) if rec else None
+    rows = [[row[0] + ("*" if row[0] == mark else " ")] + row[1:] for row in rows] if mark else rows
+    if width < 72:
+        drop = {"col_gpuh_reserved", "col_gpuh_burst"}
+        idx = [i for i, k in enumerate(keys) if k not in drop]
+        keys = [keys[i] for i in idx]
+        rows = [[row[i] for i in idx] for row in rows]
+    table = Table(title=t("title"), title_justify="left")
+    headers = [t(k, currency=currency) if "{currency}" in _t(f"simulate.{k}", lang) else t(k) for k in keys]
+    add_columns(table, headers, rows, [True] * len(keys))
+    items: list[Any] = [Text(line) for line in _lines(meta, results, lang)] + [table]
+    recs = recommendation_lines(d, lang)
+    items += [Text(("* " if i == 0 and rec else "") + line) for i, line in enumerate(recs)]
+    return items
 
 
-def render_markdown(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> str:
+def render_markdown(meta: dict[str, Any], doc: dict[str, Any] | list[dict[str, Any]], lang: str) -> str:
     t = translator(lang)
+    results, d = _doc_runs(doc)
     priced = any(r["cost"] is not None for r in results)
     currency = next((r["cost"]["currency"] for r in results if r["cost"]), "")
     keys, rows = _rows(results, priced)
+    rec = d.get("recommended")
+    mark = str(rec["reserved_gpus"]) if rec else None
+    rows = [[f"**{row[0]}**" if row[0] == mark else row[0]] + row[1:] for row in rows]
     out = [f"## {t('title')}", ""]
     out += [f"- {line}" for line in _lines(meta, results, lang)]
     out.append("")
     out.append("| " + " | ".join(t(k, currency=currency) if "cost" in k else t(k) for k in keys) + " |")
     out.append("|" + "---:|" * len(keys))
     out += ["| " + " | ".join(row) + " |" for row in rows]
+    recs = recommendation_lines(d, lang)
+    if recs:
+        out.append("")
+        out += [f"**{line}**" if i == 0 and rec else line for i, line in enumerate(recs)]
     return "\n".join(out) + "\n"

@@ -1,0 +1,85 @@
+"""The replay's documented limits (docs/simulate.md, "Limits"), checked before any work starts.
+
+Past a limit the command stops at once with exit 2 and a message naming the flag or file: a sweep of
+100 million pool sizes would otherwise run for hours and grow past 10 GB before saying anything.
+The scenario's own bounds (GPUs per workload, workloads per scenario) live with the scenario reader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuplan.errors import TraceError, UsageError
+
+MAX_POOL_SIZES = 1_000
+"""Reserved levels R in one sweep (`--reserved A:B:STEP` or a list)."""
+MAX_RESERVED_GPUS = 1_000_000
+"""The largest R: ten times the largest workload a scenario may hold (100,000 GPUs)."""
+MAX_TRACE_ROWS = 10_000_000
+"""Lines of a CSV trace (header included); a Philly JSON log is not counted by lines."""
+
+_CHUNK = 1 << 20
+
+
+def count_reserved(text: str) -> int:
+    """How many levels `--reserved TEXT` names, counted without expanding ranges; exit 2 past the limits.
+
+    Well-formed parts are checked here; malformed ones are left to `sim.replay.parse_reserved`'s error."""
+    total = 0
+    hint = (f"a sweep holds at most {MAX_POOL_SIZES:,} pool sizes of at most {MAX_RESERVED_GPUS:,} GPUs; "
+            "use a coarser STEP, e.g. --reserved 0:1000:8, then refine around the answer.")
+    for part in str(text).split(","):
+        pieces = part.strip().split(":")
+        try:
+            nums = [int(p) for p in pieces]
+        except ValueError:
+            continue
+        if len(nums) == 3 and nums[2] > 0 and nums[1] >= nums[0]:
+            total += (nums[1] - nums[0]) // nums[2] + 1
+            top = nums[0] + (nums[1] - nums[0]) // nums[2] * nums[2]
+        elif len(nums) == 1:
+            total += 1
+            top = nums[0]
+        else:
+            continue
+        if total > MAX_POOL_SIZES:
+            raise UsageError(f"{total:,} pool sizes in one sweep is past the limit of {MAX_POOL_SIZES:,}",
+                             field="--reserved", hint=hint)
+        if top > MAX_RESERVED_GPUS:
+            raise UsageError(f"R = {top:,} GPUs is past the limit of {MAX_RESERVED_GPUS:,}",
+                             field="--reserved", hint=hint)
+    return total
+
+
+def check_levels(levels: list[int]) -> None:
+    """The same limits for levels given as numbers (the API's `reserved=[...]`)."""
+    if len(levels) > MAX_POOL_SIZES:
+        raise UsageError(f"{len(levels):,} pool sizes in one sweep is past the limit of {MAX_POOL_SIZES:,}",
+                         field="--reserved")
+    if levels and max(levels) > MAX_RESERVED_GPUS:
+        raise UsageError(f"R = {max(levels):,} GPUs is past the limit of {MAX_RESERVED_GPUS:,}",
+                         field="--reserved")
+
+
+def check_trace_rows(path: str | Path, limit: int | None = None) -> None:
+    """Exit 2 when a CSV trace has more than `limit` (MAX_TRACE_ROWS) rows below its header, counted
+    in 1 MiB chunks and stopping early."""
+    limit = MAX_TRACE_ROWS if limit is None else limit
+    p = Path(path)
+    if not p.is_file():
+        return  # the reader names the missing file
+    lines = 0
+    with p.open("rb") as fh:
+        head = fh.read(_CHUNK)
+        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"[", b"{")):
+            return  # a JSON log (Philly): entries are not lines
+        chunk = head
+        while chunk:
+            lines += chunk.count(b"\n")
+            if lines > limit + 1:
+                raise TraceError(
+                    f"more than {limit:,} rows: past the limit of rows per trace",
+                    file=p,
+                    hint="replay a sample (e.g. one month) or split the trace; docs/simulate.md lists the limits.",
+                )
+            chunk = fh.read(_CHUNK)
