@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from gpuplan.errors import ScenarioError
 from gpuplan.inputs.catalog import Catalog, load_catalog
+from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.scenario_types import (
     Offer,
     OfferIn,
@@ -301,6 +302,22 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
     )
 
 
+def _gpu(cat: Catalog, loc8: _Locator, loc: tuple[Any, ...], name: str) -> tuple[str, str | None]:
+    """A GPU as written -> (catalog id, a note when the name left the form factor to assume)."""
+    try:
+        hit = cat.resolve_gpu(name)
+    except GpuNameError as exc:
+        raise loc8.error(loc, exc.message, exc.hint) from None
+    return hit.id, (f"gpu: {hit.note}" if hit.note else None)
+
+
+def _gpu_or_none(cat: Catalog, name: str) -> str:
+    try:
+        return cat.resolve_gpu(name).id
+    except GpuNameError:
+        return name
+
+
 def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
     try:
         return parse_duration(value)
@@ -336,12 +353,10 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
             raise loc8.error(("offers", i, key), "required field is missing",
                              "an offer needs id, gpu, mode and price (or `use: <catalog offer id>`).")
     assert raw.id and raw.gpu and raw.mode and raw.price
-    if raw.gpu not in cat.gpus:
-        raise loc8.error(("offers", i, "gpu"), f"unknown GPU `{raw.gpu}`",
-                         f"known GPUs: {', '.join(sorted(cat.gpus))} (`gpuplan catalog gpus`).")
-    spec = cat.gpus[raw.gpu]
+    gpu_id, gpu_note = _gpu(cat, loc8, ("offers", i, "gpu"), raw.gpu)
+    spec = cat.gpus[gpu_id]
     mode_defaults = cat.defaults["modes"][raw.mode]
-    used: list[str] = []
+    used: list[str] = [gpu_note] if gpu_note else []
 
     def pick(name: str, value: Any, default: Any) -> Any:
         if value is None:
@@ -383,7 +398,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     return Offer(
         id=raw.id,
         provider=raw.provider,
-        gpu=raw.gpu,
+        gpu=gpu_id,
         mode=raw.mode,
         price_amount=amt,
         price_per=raw.price.per,
@@ -408,16 +423,18 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
     gpus_allowed = (w.gpu,) if isinstance(w.gpu, str) else tuple(w.gpu)
     if not gpus_allowed:
         raise loc8.error(("workloads", i, "gpu"), "an empty list of GPUs", "name at least one GPU id.")
+    named: dict[str, str] = {}  # each GPU as written -> its catalog id (gpuplan.inputs.gpu_names)
+    gpu_notes: list[str] = []
     for j, g in enumerate(gpus_allowed):
-        if g not in cat.gpus:
-            loc = ("workloads", i, "gpu") if isinstance(w.gpu, str) else ("workloads", i, "gpu", j)
-            raise loc8.error(loc, f"unknown GPU `{g}`",
-                             f"known GPUs: {', '.join(sorted(cat.gpus))} (`gpuplan catalog gpus`).")
+        loc = ("workloads", i, "gpu") if isinstance(w.gpu, str) else ("workloads", i, "gpu", j)
+        named[g], note = _gpu(cat, loc8, loc, g)
+        gpu_notes += [note] if note else []
+    gpus_allowed = tuple(dict.fromkeys(named[g] for g in gpus_allowed))
     duration = _duration(loc8, ("workloads", i, "duration"), w.duration)
     if duration <= 0:
         raise loc8.error(("workloads", i, "duration"), "duration must be longer than 0", "for example 30d.")
     kinds = cat.defaults["kinds"][w.kind]
-    used: list[str] = []
+    used: list[str] = list(gpu_notes)
     util = w.utilization
     if util is None:
         used.append("utilization")

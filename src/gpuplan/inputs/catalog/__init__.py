@@ -11,11 +11,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from gpuplan.errors import CatalogError
+from gpuplan.inputs.gpu_names import GpuNameError, NameIndex, Resolved
 
-Interconnect = Literal["nvlink", "hccs", "pcie", "none"]
+# GPU-GPU link of a node: NVLink, Huawei HCCS, AMD Infinity Fabric (xGMI), Gaudi's on-chip RoCE ports
+Interconnect = Literal["nvlink", "hccs", "infinity-fabric", "roce", "pcie", "none"]
 
 
 class GpuSpec(BaseModel):
@@ -23,7 +25,7 @@ class GpuSpec(BaseModel):
 
     id: str
     name: str
-    vendor: Literal["nvidia", "huawei", "amd", "other"]
+    vendor: Literal["nvidia", "huawei", "amd", "intel", "other"]
     memory_gb: float = Field(gt=0)
     hbm_tbs: float = Field(gt=0)
     bf16_tflops: float = Field(gt=0)
@@ -45,12 +47,28 @@ class Catalog(BaseModel):
     offers: dict[str, dict[str, Any]]
     defaults: dict[str, Any]
     files: tuple[str, ...]
+    _names: NameIndex | None = PrivateAttr(default=None)
 
     def gpu(self, gpu_id: str) -> GpuSpec:
         return self.gpus[gpu_id]
 
+    @property
+    def names(self) -> NameIndex:
+        """The alias table (gpuplan.inputs.gpu_names) over this catalog's ids, names and `match` strings."""
+        if self._names is None:
+            self._names = NameIndex({g.id: (g.name, *g.match) for g in self.gpus.values()})
+        return self._names
+
+    def resolve_gpu(self, name: str) -> Resolved:
+        """The catalog id a GPU name stands for; GpuNameError (ambiguous or unknown) otherwise."""
+        return self.names.resolve(name)
+
     def match_gpu(self, reported_name: str) -> GpuSpec | None:
-        """The catalog GPU whose `match` strings appear in a driver-reported name (longest match wins)."""
+        """The catalog GPU a driver-reported product name (nvidia-smi, npu-smi, rocm-smi, hl-smi) is."""
+        hit = self.names.match_reported(reported_name)
+        if hit is not None:
+            return self.gpus[hit.id]
+        # a user's catalog entry may list substrings of the names its drivers report
         best: tuple[int, GpuSpec] | None = None
         low = reported_name.lower()
         for spec in self.gpus.values():
@@ -149,4 +167,4 @@ def load_catalog(extra: str | Path | None = None) -> Catalog:
     return _load(str(extra) if extra else None)
 
 
-__all__ = ["Catalog", "GpuSpec", "load_catalog"]
+__all__ = ["Catalog", "GpuNameError", "GpuSpec", "Resolved", "load_catalog"]
