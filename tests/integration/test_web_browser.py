@@ -1,6 +1,7 @@
 """A real headless Chromium (Debian's) driving `gpuplan serve` and opening a generated report.
 
-Screenshots go to `test-artifacts/` (gitignored). Skips when Chromium or Playwright is missing.
+Screenshots go to `$GPUPLAN_ARTIFACTS` when set, else to the test's temporary folder (they are test
+artifacts, never committed). Skips when Chromium or Playwright is missing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -56,6 +56,15 @@ def server() -> str:
 
 
 @pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: `$GPUPLAN_ARTIFACTS` (CI keeps it), else a temporary folder of the test run."""
+    env = os.environ.get("GPUPLAN_ARTIFACTS")
+    path = Path(env) if env else tmp_path_factory.mktemp("web-artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -71,8 +80,7 @@ def _now_marker_x(page) -> str:  # type: ignore[no-untyped-def]
     return page.locator("#result .chart-cost-hours line.marker").first.get_attribute("x1")
 
 
-def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    ARTIFACTS.mkdir(exist_ok=True)
+def test_page_edit_language_download(server: str, browser, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = ctx.new_page()
     errors: list[str] = []
@@ -82,7 +90,7 @@ def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> No
     page.wait_for_selector('#fields input[data-path="workloads[0].hours_per_day"]')
     assert _verdict(page) == "ct-910b"  # the starter: 4 cards, 6 h a day: containers
     x_before = _now_marker_x(page)
-    page.screenshot(path=str(ARTIFACTS / "web-en-6h.png"), full_page=False)
+    page.screenshot(path=str(artifacts / "web-en-6h.png"), full_page=False)
 
     hours = page.locator('#fields input[data-path="workloads[0].hours_per_day"]')
     hours.fill("24")
@@ -92,7 +100,7 @@ def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> No
     assert "hours_per_day: 24" in page.input_value("#yaml")
     assert _now_marker_x(page) != x_before  # the chart moved its "now" line
     page.wait_for_selector("#status.ok")
-    page.screenshot(path=str(ARTIFACTS / "web-en-24h.png"), full_page=False)
+    page.screenshot(path=str(artifacts / "web-en-24h.png"), full_page=False)
 
     page.select_option("#lang", "zh")
     page.wait_for_url("**/?lang=zh")
@@ -100,11 +108,11 @@ def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> No
     assert "hours_per_day: 24" in page.input_value("#yaml")  # the edit survives the language switch
     assert _verdict(page) == "bm-910b"
     assert "结论" in page.inner_text("#result") and "下载 HTML 报告" in page.inner_text("header")
-    page.screenshot(path=str(ARTIFACTS / "web-zh.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "web-zh.png"), full_page=True)
 
     with page.expect_download() as dl:
         page.click("#dl-html")
-    report = ARTIFACTS / "downloaded-report-zh.html"
+    report = artifacts / "downloaded-report-zh.html"
     dl.value.save_as(report)
     html = report.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "四个维度" in html and 'data-verdict="bm-910b"' in html
@@ -117,7 +125,7 @@ def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> No
     page.click('.viewbar .view[data-view="plan"]')
     page.wait_for_selector("#result .report-plan", timeout=30000)
     assert "混合资源池规划" in page.inner_text("#result")
-    page.screenshot(path=str(ARTIFACTS / "web-zh-plan.png"), full_page=False)
+    page.screenshot(path=str(artifacts / "web-zh-plan.png"), full_page=False)
     page.click('.viewbar .view[data-view="compare"]')
     page.wait_for_selector("#result .report-compare")
 
@@ -129,12 +137,11 @@ def test_page_edit_language_download(server: str, browser, tmp_path: Path) -> No
     ctx.close()
 
 
-def test_report_makes_no_network_request(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_report_makes_no_network_request(browser, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
     from gpuplan import api
     from gpuplan.render.html import write_report
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / "report-seed-910b-en.html"
+    path = artifacts / "report-seed-910b-en.html"
     write_report("compare", api.compare(ROOT / "examples" / "seed-910b.yaml", hours_curves=True), path, "en")
     ctx = browser.new_context(viewport={"width": 1100, "height": 900})
     routed: list[str] = []
@@ -156,8 +163,8 @@ def test_report_makes_no_network_request(browser, tmp_path: Path) -> None:  # ty
     assert all(u == path.as_uri() for u in routed), routed
     assert page.locator("svg.chart").count() == 6
     assert page.locator("svg.chart polyline.series").count() >= 4
-    page.screenshot(path=str(ARTIFACTS / "report-seed-910b-en.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "report-seed-910b-en.png"), full_page=True)
     page.emulate_media(media="print")
-    page.pdf(path=str(ARTIFACTS / "report-seed-910b-en.pdf"))  # print stylesheet applied
-    assert (ARTIFACTS / "report-seed-910b-en.pdf").stat().st_size > 10_000
+    page.pdf(path=str(artifacts / "report-seed-910b-en.pdf"))  # print stylesheet applied
+    assert (artifacts / "report-seed-910b-en.pdf").stat().st_size > 10_000
     ctx.close()

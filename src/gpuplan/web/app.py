@@ -29,7 +29,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS, Packing, Queueing
 from gpuplan.errors import GpuplanError
-from gpuplan.web.worker import SCENARIO_NAME, AuditCall, Call, HeavyPool, PlanCall, SimulateCall, Upload
+from gpuplan.web import limits
+from gpuplan.web.worker import (
+    SCENARIO_NAME,
+    AuditCall,
+    Call,
+    ExportCall,
+    HeavyPool,
+    PlanCall,
+    SimulateCall,
+    Upload,
+)
 
 log = logging.getLogger("gpuplan.web")
 
@@ -60,6 +70,12 @@ class ReportIn(_In):
     scenario: str | None = Field(default=None, description="compare/plan: the scenario YAML text.")
     data: Any = Field(default=None, description="plan/simulate/audit: the JSON the API returned, to render.")
     fragment: bool = Field(default=False, description="Only the report's <main> element (for the page).")
+
+
+class ExportIn(_In):
+    target: Literal["kueue", "slurm", "volcano", "skypilot"]
+    plan: dict[str, Any] = Field(description="The plan: the JSON /api/plan returned (`gpuplan.plan/1`).")
+    name: str = Field(default="gpuplan", description="Name of the queues/partition (a DNS label).")
 
 
 class FieldsIn(_In):
@@ -342,18 +358,26 @@ def create_app(
     async def api_plan(request: Request) -> Response:
         """What `gpuplan plan FILE -o json` prints."""
         body = await _read_model(request, PlanIn)
+        await run_engine(limits.check_scenario, body.scenario, inline=small(body.scenario))
+        if body.demand_csv is not None:
+            await run_engine(limits.check_demand_csv, body.demand_csv, inline=small(body.demand_csv))
         return await run_heavy(PlanCall(scenario=body.scenario, lang=body.lang, demand_csv=body.demand_csv,
                                         catalog=settings.catalog))
 
     @app.post("/api/simulate", tags=["engines"])
     async def api_simulate(request: Request) -> Response:
         """Multipart form: `trace` (file), `reserved` (e.g. `8` or `0:32:4`), optional `wait`, `queueing`,
-        `packing`, `gpus_per_node`, `trace_format`, `scenario` (text). What `gpuplan simulate -o json` prints."""
+        `packing`, `gpus_per_node`, `trace_format`, `scenario` (text), `gpu` (which of the scenario's GPUs
+        prices the replay: needed when it offers several). What `gpuplan simulate -o json` prints."""
         form = await _read_form(request)
         traces = await _uploads(form, "trace", one=True)
         reserved = _text(form, "reserved")
         if not reserved:
             raise _err(400, "request", "`reserved` is required", field="reserved", hint="e.g. 8, 4,8,16 or 0:32:4")
+        _call(limits.check_reserved, reserved)
+        scenario = _text(form, "scenario", limit=None)
+        if scenario is not None:
+            await run_engine(limits.check_scenario, scenario, inline=small(scenario))
         _text(form, "lang", choices=("en", "zh"))
         gpn = _text(form, "gpus_per_node")
         if gpn is not None and not (gpn.isdigit() and int(gpn) >= 1):
@@ -366,7 +390,8 @@ def create_app(
             packing=cast(Packing, _text(form, "packing", choices=PACKINGS) or "gpu"),
             gpus_per_node=int(gpn) if gpn is not None else None,
             trace_format=_text(form, "trace_format") or "auto",
-            scenario=_text(form, "scenario", limit=None),
+            scenario=scenario,
+            gpu=_text(form, "gpu"),
             catalog=settings.catalog,
         )
         return await run_heavy(call)
@@ -374,13 +399,25 @@ def create_app(
     @app.post("/api/audit", tags=["engines"])
     async def api_audit(request: Request) -> Response:
         """Multipart form: `files` (one or more nvidia-smi CSV or Prometheus JSON files), optional `price`
-        (e.g. `8/gpu-hour`), `currency`, `lang`. What `gpuplan audit FILES -o json` prints."""
+        (e.g. `8/gpu-hour`), `currency`, `lang`. What `gpuplan audit FILES -o json` prints. With `demand_mode`
+        (`util` or `busy`; `gpu_type` names the GPU when the data does not): what `audit --demand-out
+        demand.csv -o json` prints, plus `demand_csv`, the curve's CSV text (what `/api/plan` takes as demand)."""
         form = await _read_form(request)
         files = await _uploads(form, "files", one=False)
         _text(form, "lang", choices=("en", "zh"))
+        mode = _text(form, "demand_mode", choices=("util", "busy"))
         call = AuditCall(files=tuple(files), price=_text(form, "price"), currency=_text(form, "currency") or "USD",
+                         demand_mode=cast(Literal["util", "busy"] | None, mode), gpu_type=_text(form, "gpu_type"),
                          catalog=settings.catalog)
         return await run_heavy(call)
+
+    @app.post("/api/export", tags=["engines"], openapi_extra=_body_schema(ExportIn))
+    async def api_export(request: Request) -> Response:
+        """What `gpuplan export TARGET PLAN.json` writes, for the plan JSON /api/plan returned:
+        `{"target", "stdout": <the one stream>, "files": [{"name", "text"}, …]}` (the files of `-o DIR`)."""
+        body = await _read_model(request, ExportIn)
+        return await run_heavy(ExportCall(target=body.target, plan=_dumps(body.plan).decode(), name=body.name,
+                                          catalog=settings.catalog))
 
     @app.post("/api/report", tags=["reports"], response_class=HTMLResponse, openapi_extra=_body_schema(ReportIn))
     async def api_report(request: Request) -> Response:
@@ -414,11 +451,16 @@ def create_app(
 
     @app.post("/api/scenario/fields", tags=["editor"], openapi_extra=_body_schema(FieldsIn))
     async def api_fields(request: Request) -> dict[str, Any]:
-        """The common fields of a scenario (for the form), with their current values."""
-        from gpuplan.web.edit import common_fields
+        """The common fields of a scenario (for the form), with their current values, and the GPUs its
+        offers provide (`gpus`: the choices of the replay's and the audit's GPU fields)."""
+        from gpuplan.web.edit import common_fields, offered_gpus
 
         body = await _read_model(request, FieldsIn)
-        return {"fields": await run_engine(common_fields, body.scenario, inline=small(body.scenario))}
+
+        def both(text: str) -> dict[str, Any]:
+            return {"fields": common_fields(text), "gpus": offered_gpus(text, cat.offers)}
+
+        return cast(dict[str, Any], await run_engine(both, body.scenario, inline=small(body.scenario)))
 
     @app.post("/api/scenario/edit", tags=["editor"], openapi_extra=_body_schema(EditIn))
     async def api_edit(request: Request) -> dict[str, Any]:
@@ -566,6 +608,7 @@ def _compare_json(text: str, lang: str, cat: Any) -> dict[str, Any]:
     from gpuplan import api
     from gpuplan.render.compare import compare_json
 
+    limits.check_scenario(text)
     return compare_json(api.compare_text(text, name=SCENARIO_NAME, catalog=cat), lang)
 
 
@@ -573,6 +616,7 @@ def _compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:
     from gpuplan import api
     from gpuplan.render.html import render_report
 
+    limits.check_scenario(text)
     result = api.compare_text(text, name=SCENARIO_NAME, catalog=cat, hours_curves=True)
     return render_report("compare", result, lang, fragment=fragment)
 

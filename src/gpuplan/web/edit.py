@@ -80,6 +80,23 @@ def common_fields(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def offered_gpus(text: str, catalog_offers: dict[str, Any] | None = None) -> list[str]:
+    """The GPU ids the scenario's offers provide (an offer with `use:` takes its catalog entry's), sorted:
+    the choices of the replay's and the audit's GPU fields."""
+    data = _load(text)
+    offers = data.get("offers") if isinstance(data.get("offers"), list) else []
+    out: set[str] = set()
+    for o in offers:
+        if not isinstance(o, dict):
+            continue
+        gpu = o.get("gpu")
+        if gpu is None and isinstance(o.get("use"), str) and catalog_offers:
+            gpu = (catalog_offers.get(o["use"]) or {}).get("gpu")
+        if isinstance(gpu, str) and gpu:
+            out.add(gpu)
+    return sorted(out)
+
+
 def _scalar(v: Any) -> Any:
     return v if isinstance(v, str | int | float) and not isinstance(v, bool) else None
 

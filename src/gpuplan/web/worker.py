@@ -35,6 +35,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 Lang = Literal["en", "zh"]
 SCENARIO_NAME = "scenario.yaml"
 DEMAND_NAME = "demand.csv"
+PLAN_NAME = "plan.json"
 Reply = tuple[int, bytes]  # HTTP status, body (JSON, or HTML for a report)
 
 
@@ -84,6 +85,7 @@ class SimulateCall:
     gpus_per_node: int | None = None
     trace_format: str = "auto"
     scenario: str | None = None
+    gpu: str | None = None  # which of the scenario's GPUs prices the replay (needed when it offers several)
     catalog: str | None = None
 
     def run(self, inputs: Inputs) -> Any:
@@ -93,7 +95,7 @@ class SimulateCall:
         scen = inputs.add(SCENARIO_NAME, self.scenario.encode()) if self.scenario is not None else None
         result = api.simulate(trace, self.reserved, scenario=scen, wait=self.wait, queueing=self.queueing,
                               packing=self.packing, gpus_per_node=self.gpus_per_node,
-                              trace_format=self.trace_format, catalog=self.catalog)
+                              trace_format=self.trace_format, gpu=self.gpu, catalog=self.catalog)
         return inputs.unlabel(result.to_json())
 
 
@@ -104,17 +106,43 @@ class AuditCall:
     files: tuple[Upload, ...]
     price: str | None = None
     currency: str = "USD"
+    demand_mode: Literal["util", "busy"] | None = None  # also derive the hourly demand curve
+    gpu_type: str | None = None
+    catalog: str | None = None
+
+    def run(self, inputs: Inputs) -> Any:
+        """The audit JSON; with `demand_mode`, as `audit --demand-out demand.csv` prints it plus the CSV's
+        text under `demand_csv` (what the CLI writes to the file)."""
+        from gpuplan import api
+
+        paths = [inputs.add(f.name, f.data) for f in self.files]
+        report = api.audit(paths, price=self.price, currency=self.currency, catalog=self.catalog,
+                           demand_mode=self.demand_mode, gpu_type=self.gpu_type)
+        data = inputs.unlabel(report.to_json(DEMAND_NAME if report.demand is not None else None))
+        if report.demand is not None:
+            data["demand_csv"] = report.demand.csv
+        return data
+
+
+@dataclass(frozen=True)
+class ExportCall:
+    """`export TARGET PLAN.json` of a plan (the JSON /api/plan returned): the files, and the one stream."""
+
+    target: Literal["kueue", "slurm", "volcano", "skypilot"]
+    plan: str  # the plan JSON text
+    name: str = "gpuplan"
     catalog: str | None = None
 
     def run(self, inputs: Inputs) -> Any:
         from gpuplan import api
 
-        paths = [inputs.add(f.name, f.data) for f in self.files]
-        report = api.audit(paths, price=self.price, currency=self.currency, catalog=self.catalog)
-        return inputs.unlabel(report.to_json())
+        path = inputs.add(PLAN_NAME, self.plan.encode())
+        result = api.export(self.target, path, name=self.name, catalog=self.catalog)
+        return inputs.unlabel({"target": result.target, "stdout": result.stdout,
+                               "files": [{"name": f.name, "text": f.text} for f in result.files]})
 
 
-Call = PlanCall | SimulateCall | AuditCall
+Call = PlanCall | SimulateCall | AuditCall | ExportCall
 
 
 # --- inputs on disk, and their labels --------------------------------------------------------------

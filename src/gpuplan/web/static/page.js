@@ -1,10 +1,15 @@
 // gpuplan serve: the page's only script. It talks to the JSON API of the server that served it;
 // charts are server-side SVG inside the report fragment, so no chart library is needed.
+//
+// The status is honest: "stale" as soon as an input differs from what the result was computed from,
+// "computing" while a request runs, "up to date" only when the result shown is that of the current input,
+// and an error (with the message beside the field it names) when the server refuses the input.
 (function () {
   "use strict";
   const CFG = window.GPUPLAN;
   const L = CFG.labels;
   const lang = CFG.lang;
+  const DEBOUNCE_MS = 300;
   const $ = (sel) => document.querySelector(sel);
   const yaml = $("#yaml");
   const form = $("#fields");
@@ -12,13 +17,27 @@
   const status = $("#status");
   const KEY = "gpuplan.scenario";
   let view = "compare";
-  let last = { kind: "compare", data: null };  // what the result area shows (simulate/audit: their JSON)
-  let seq = 0;
-  let timer = null;
+  let last = { kind: "compare", data: null };  // what the result area shows (plan/simulate/audit: their JSON)
+  let seq = 0;          // the newest result request; older answers are dropped
+  let edits = 0;        // input changes so far; a result is up to date only if none came after its request
+  let timer = null;     // the debounce timer
+  let pending = {};     // form fields typed but not yet written into the YAML: path -> input
+  let refreshFieldsAfter = false;
+  let planDemand = null;     // {csv, rows, mode}: the audit's demand curve, used as plan demand
+  let auditDemand = null;    // the last audit's demand curve (offered to the plan)
 
-  function setStatus(kind, text, hint) {
+  // --- status --------------------------------------------------------------------------------
+  function setStatus(kind, text, hint, gotoEl) {
     status.className = "status " + kind;
     status.textContent = text;
+    if (gotoEl) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "goto secondary";
+      b.textContent = L.show_field;
+      b.addEventListener("click", () => { setPane("edit"); gotoEl.scrollIntoView({ block: "center" }); gotoEl.focus(); });
+      status.appendChild(b);
+    }
     if (hint) {
       const h = document.createElement("span");
       h.className = "hint";
@@ -27,18 +46,122 @@
     }
   }
 
+  function markStale() {
+    edits++;
+    result.classList.add("stale");
+    setStatus("stale", L.stale);
+  }
+
+  function upToDate(atEdits) {
+    // only when nothing was typed since the request started and nothing waits to be sent
+    if (atEdits === edits && timer === null && Object.keys(pending).length === 0) {
+      result.classList.remove("stale");
+      setStatus("ok", L.ok);
+    } else {
+      result.classList.add("stale");
+      setStatus("stale", L.stale);
+    }
+  }
+
   function errorText(e) {
     const where = [e.file && e.file + (e.line ? ":" + e.line : ""), e.field].filter(Boolean).join(" · ");
     return L.error + ": " + (where ? where + ": " : "") + e.message;
   }
 
+  // --- messages beside fields -----------------------------------------------------------------
+  let errId = 0;
+
+  function fieldMessage(el) {
+    // the message element right after the field's row (the form) or the field's label (the tools)
+    const anchor = el.closest("label") || el;
+    let msg = anchor.nextElementSibling;
+    if (!msg || !msg.classList.contains("field-msg")) {
+      msg = document.createElement("div");
+      msg.className = "field-error field-msg";
+      msg.setAttribute("role", "alert");
+      msg.id = "field-error-" + (++errId);
+      anchor.after(msg);
+    }
+    return msg;
+  }
+
+  function markField(el, e) {
+    el.setAttribute("aria-invalid", "true");
+    el.classList.add("invalid");
+    const msg = fieldMessage(el);
+    msg.textContent = e.message;
+    if (e.hint) {
+      const h = document.createElement("span");
+      h.className = "hint";
+      h.textContent = L.hint + ": " + e.hint;
+      msg.appendChild(h);
+    }
+    msg.hidden = false;
+    el.setAttribute("aria-describedby", msg.id);
+  }
+
+  function clearField(el) {
+    el.removeAttribute("aria-invalid");
+    el.classList.remove("invalid");
+    const anchor = el.closest("label") || el;
+    const msg = anchor.nextElementSibling;
+    if (msg && msg.classList.contains("field-msg")) msg.remove();
+    el.removeAttribute("aria-describedby");
+  }
+
+  function clearFormErrors(root) {
+    for (const el of root.querySelectorAll('[aria-invalid="true"]')) clearField(el);
+  }
+
+  function showYamlError(e) {
+    const box = $("#yaml-error");
+    box.textContent = errorText(e);
+    if (e.hint) {
+      const h = document.createElement("span");
+      h.className = "hint";
+      h.textContent = L.hint + ": " + e.hint;
+      box.appendChild(h);
+    }
+    box.hidden = false;
+    yaml.setAttribute("aria-invalid", "true");
+    yaml.classList.add("invalid");
+  }
+
+  function clearYamlError() {
+    $("#yaml-error").hidden = true;
+    yaml.removeAttribute("aria-invalid");
+    yaml.classList.remove("invalid");
+  }
+
+  // A scenario error: beside its form field when the form has one, else beside the YAML editor.
+  function showScenarioError(e) {
+    const el = e.field ? form.querySelector('input[data-path="' + CSS.escape(e.field) + '"]') : null;
+    if (el) {
+      markField(el, e);  // the message is beside the field; the status says where to look
+      setStatus("err", L.invalid, null, el);
+    } else {
+      showYamlError(e);
+      setStatus("err", errorText(e), e.hint, yaml);
+    }
+    result.classList.add("stale");
+  }
+
   async function post(url, body) {
-    const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return r;
+    return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   }
 
   async function asError(r) {
     try { return await r.json(); } catch (_) { return { message: r.status + " " + r.statusText }; }
+  }
+
+  // --- panes (phones) ---------------------------------------------------------------------------
+  function setPane(p) {
+    document.body.dataset.pane = p;
+    for (const b of document.querySelectorAll("nav.panebar .pane")) {
+      const on = b.dataset.pane === p;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    }
   }
 
   // --- the form ------------------------------------------------------------------------------
@@ -71,13 +194,11 @@
           input.type = "text";
         } else {
           input.type = "number";
-          input.step = f.type === "int" ? "1" : (f.name === "utilization" ? "0.05" : "0.5");
-          if (f.name === "hours_per_day") { input.min = "0.5"; input.max = "24"; }
-          if (f.name === "utilization") { input.min = "0.05"; input.max = "1"; }
-          if (f.name === "days_per_week") { input.min = "1"; input.max = "7"; }
-          if (f.type === "int" || f.name.endsWith("cost")) input.min = input.min || "0";
+          input.step = "any";
+          input.inputMode = f.type === "int" ? "numeric" : "decimal";
         }
         input.value = f.value === null || f.value === undefined ? "" : f.value;
+        input.dataset.was = input.value;
         if (f.name === "hours_per_day") {
           row.classList.add("slider");
           const range = document.createElement("input");
@@ -85,12 +206,12 @@
           range.value = input.value || "8";
           range.dataset.path = f.path + "#range";
           range.setAttribute("aria-label", fieldLabel(f.name) + " (" + group + ")");
-          range.addEventListener("input", () => { input.value = range.value; });
-          range.addEventListener("change", () => { input.value = range.value; fieldChanged(input); });
-          input.addEventListener("input", () => { range.value = input.value; });
+          range.addEventListener("input", () => { input.value = range.value; fieldTyped(input); });
+          input.addEventListener("input", () => { if (input.value !== "") range.value = input.value; });
           row.appendChild(range);
         }
-        input.addEventListener("change", () => fieldChanged(input));
+        input.addEventListener("input", () => fieldTyped(input));
+        input.addEventListener("change", () => fieldTyped(input));
         row.appendChild(input);
         fs.appendChild(row);
       }
@@ -102,42 +223,107 @@
     }
   }
 
-  async function refreshFields() {
-    const r = await post("/api/scenario/fields", { scenario: yaml.value });
-    if (r.ok) buildForm((await r.json()).fields);
+  function setGpuChoices(gpus) {
+    for (const sel of [document.forms["sim-form"].elements.gpu, document.forms["audit-form"].elements.gpu_type]) {
+      const keep = sel.value;
+      sel.textContent = "";
+      for (const g of gpus) {
+        const o = document.createElement("option");
+        o.value = g; o.textContent = g;
+        sel.appendChild(o);
+      }
+      if (gpus.includes(keep)) sel.value = keep;
+    }
   }
 
-  async function fieldChanged(input) {
-    if (input.value === "") return;
+  async function refreshFields() {
+    const r = await post("/api/scenario/fields", { scenario: yaml.value });
+    if (!r.ok) return;  // the result request reports the error
+    const body = await r.json();
+    buildForm(body.fields);
+    setGpuChoices(body.gpus || []);
+  }
+
+  // A field changed: the result is stale now; the value is written into the YAML after a pause.
+  function fieldTyped(input) {
+    if (input.value === input.dataset.was && !(input.dataset.path in pending)) return;
+    clearField(input);
+    pending[input.dataset.path] = input;
+    markStale();
+    schedule();
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(flush, DEBOUNCE_MS);
+  }
+
+  // Check what the browser can (a number field that is not a number, an empty field), then write the
+  // pending fields into the YAML (the server keeps its comments), then recompute.
+  async function flush() {
+    timer = null;
+    const fields = pending;
+    pending = {};
     const set = {};
-    set[input.dataset.path] = input.type === "number" ? Number(input.value) : input.value;
-    const r = await post("/api/scenario/edit", { scenario: yaml.value, set: set });
-    if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
-    yaml.value = (await r.json()).scenario;
+    let bad = null;
+    for (const [path, input] of Object.entries(fields)) {
+      if (input.type === "number" && input.validity.badInput) {
+        bad = bad || input; markField(input, { message: L.enter_number });
+      } else if (input.value.trim() === "") {
+        if (input.dataset.was !== "") { bad = bad || input; markField(input, { message: L.enter_value }); }
+      } else {
+        set[path] = input.type === "number" ? Number(input.value) : input.value;
+      }
+    }
+    if (bad) {
+      result.classList.add("stale");
+      setStatus("err", L.invalid, null, bad);
+      return;
+    }
+    if (Object.keys(set).length) {
+      const at = edits;
+      setStatus("busy", L.working);
+      const r = await post("/api/scenario/edit", { scenario: yaml.value, set: set });
+      if (!r.ok) {
+        const e = await asError(r);
+        if (at === edits) showScenarioError(e);
+        return;
+      }
+      const text = (await r.json()).scenario;
+      if (at !== edits && Object.keys(pending).length) {
+        // a newer edit is waiting: it will be written into this text
+        yaml.value = text;
+        return;
+      }
+      yaml.value = text;
+      for (const input of Object.values(fields)) input.dataset.was = input.value;
+    }
     save();
+    if (refreshFieldsAfter) { refreshFieldsAfter = false; refreshFields(); }
     refresh();
   }
 
   // --- results -------------------------------------------------------------------------------
   function save() { try { sessionStorage.setItem(KEY, yaml.value); } catch (_) { /* private mode */ } }
 
-  function schedule() {
-    clearTimeout(timer);
-    timer = setTimeout(() => { save(); refresh(); refreshFields(); }, 350);
-  }
-
   async function refresh() {
     const my = ++seq;
+    const at = edits;
+    if (view !== "compare" && view !== "plan") view = "compare";
     last = { kind: view, data: null };
     setStatus("busy", L.working);
     result.classList.add("stale");
     let r;
     try {
       if (view === "plan") {
-        const pr = await post("/api/plan", { scenario: yaml.value, lang: lang });
+        const body = { scenario: yaml.value, lang: lang };
+        if (planDemand) body.demand_csv = planDemand.csv;
+        const pr = await post("/api/plan", body);
         if (!pr.ok) { r = pr; } else {
-          last.data = await pr.json();
-          r = await post("/api/report", { kind: "plan", data: last.data, lang: lang, fragment: true });
+          const data = await pr.json();
+          if (my !== seq) return;
+          last.data = data;
+          r = await post("/api/report", { kind: "plan", data: data, lang: lang, fragment: true });
         }
       } else {
         r = await post("/api/report", { kind: "compare", scenario: yaml.value, lang: lang, fragment: true });
@@ -146,31 +332,108 @@
       if (my === seq) setStatus("err", L.error + ": " + err);
       return;
     }
-    if (my !== seq) return;  // a newer edit is on its way
+    if (my !== seq) return;  // a newer request is on its way
     if (!r.ok) {
       const e = await asError(r);
-      setStatus("err", errorText(e), e.hint);
+      if (my === seq && at === edits) showScenarioError(e);
+      updateBars();
       return;
     }
-    result.innerHTML = await r.text();
-    result.classList.remove("stale");
-    setStatus("ok", L.ok);
+    const html = await r.text();
+    if (my !== seq) return;
+    result.innerHTML = html;
+    clearFormErrors(form);
+    clearYamlError();
+    updateBars();
+    upToDate(at);
   }
 
   async function showData(kind, data) {
+    view = kind;
+    for (const o of document.querySelectorAll(".viewbar .view")) o.classList.remove("on");
+    const my = ++seq;
     last = { kind: kind, data: data };
     const r = await post("/api/report", { kind: kind, data: data, lang: lang, fragment: true });
+    if (my !== seq) return;
     if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
     result.innerHTML = await r.text();
-    result.classList.remove("stale");
-    setStatus("ok", L.ok);
+    updateBars();
+    upToDate(edits);
   }
 
-  async function upload(url, fd, kind) {
+  // A tool's error: beside the tool's field it names (`--wait` is the field `wait`), else under its button.
+  function toolError(toolForm, e) {
+    const name = (e.field || "").replace(/^-+/, "").replace(/-/g, "_");
+    const el = name && toolForm.elements[name] && toolForm.elements[name].tagName ? toolForm.elements[name] : null;
+    if (el) {
+      markField(el, e);
+    } else {
+      const box = toolForm.querySelector(".tool-error");
+      box.textContent = errorText(e) + (e.hint ? " " + L.hint + ": " + e.hint : "");
+      box.hidden = false;
+    }
+    setStatus("err", errorText(e), e.hint, el || toolForm.querySelector("button[type=submit]"));
+  }
+
+  async function upload(url, toolForm, fd, kind) {
+    clearFormErrors(toolForm);
+    toolForm.querySelector(".tool-error").hidden = true;
     setStatus("busy", L.working);
-    const r = await fetch(url, { method: "POST", body: fd });
+    let r;
+    try {
+      r = await fetch(url, { method: "POST", body: fd });
+    } catch (err) {
+      setStatus("err", L.error + ": " + err);
+      return null;
+    }
+    if (!r.ok) { toolError(toolForm, await asError(r)); return null; }
+    const data = await r.json();
+    if (kind === "audit") {
+      auditDemand = null;
+      if (typeof data.demand_csv === "string" && data.demand) {
+        auditDemand = { csv: data.demand_csv, rows: data.demand.rows, mode: data.demand.mode };
+        delete data.demand_csv;  // the rest is exactly `audit --demand-out demand.csv -o json`
+      }
+    }
+    await showData(kind, data);
+    return data;
+  }
+
+  // --- the audit -> plan -> export path ----------------------------------------------------------
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, (_, k) => String(values[k]));
+  }
+
+  function updateBars() {
+    const db = $("#demand-bar");
+    db.hidden = !(auditDemand && last.kind === "audit");
+    if (!db.hidden) db.querySelector(".text").textContent = fill(L.audit_demand_ready, auditDemand);
+    const pb = $("#plan-bar");
+    pb.hidden = view !== "plan";
+    pb.querySelector(".text").textContent = planDemand ? fill(L.plan_demand_audit, planDemand) : L.plan_demand_schedules;
+    $("#clear-demand").hidden = !planDemand;
+    const ready = last.kind === "plan" && last.data !== null;
+    for (const b of pb.querySelectorAll("button.export")) b.disabled = !ready;
+  }
+
+  function setView(v) {
+    view = v;
+    for (const o of document.querySelectorAll(".viewbar .view")) o.classList.toggle("on", o.dataset.view === v);
+    updateBars();
+    refresh();
+  }
+
+  const EXPORT_FILES = { kueue: "gpuplan-kueue.yaml", slurm: "gpuplan-slurm.conf", volcano: "gpuplan-volcano.yaml",
+                         skypilot: "gpuplan-skypilot.yaml" };
+
+  async function exportPlan(target) {
+    if (last.kind !== "plan" || !last.data) return;
+    setStatus("busy", L.working);
+    const r = await post("/api/export", { target: target, plan: last.data });
     if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
-    await showData(kind, await r.json());
+    const out = await r.json();
+    download(new Blob([out.stdout], { type: "text/plain" }), EXPORT_FILES[target]);
+    upToDate(edits);
   }
 
   // --- downloads -----------------------------------------------------------------------------
@@ -203,35 +466,56 @@
   }
 
   // --- wiring --------------------------------------------------------------------------------
-  yaml.addEventListener("input", schedule);
+  yaml.addEventListener("input", () => {
+    clearYamlError();
+    refreshFieldsAfter = true;
+    markStale();
+    schedule();
+  });
   $("#lang").addEventListener("change", (ev) => { save(); location.search = "?lang=" + ev.target.value; });
   $("#dl-html").addEventListener("click", downloadHtml);
   $("#dl-json").addEventListener("click", downloadJson);
+  for (const b of document.querySelectorAll("nav.panebar .pane")) b.addEventListener("click", () => setPane(b.dataset.pane));
   for (const b of document.querySelectorAll(".viewbar .view")) {
-    b.addEventListener("click", () => {
-      if (b.disabled) return;
-      view = b.dataset.view;
-      for (const o of document.querySelectorAll(".viewbar .view")) o.classList.toggle("on", o === b);
-      refresh();
-    });
+    b.addEventListener("click", () => { if (!b.disabled) setView(b.dataset.view); });
   }
-  const sim = $("#sim-form");
+  for (const b of document.querySelectorAll("#plan-bar button.export")) {
+    b.addEventListener("click", () => exportPlan(b.dataset.target));
+  }
+  $("#use-demand").addEventListener("click", () => {
+    planDemand = auditDemand;
+    setView("plan");
+  });
+  $("#clear-demand").addEventListener("click", () => { planDemand = null; setView("plan"); });
+
+  const sim = document.forms["sim-form"];
+  const aud = document.forms["audit-form"];
+  for (const f of [sim, aud]) {
+    for (const el of f.elements) el.addEventListener("input", () => clearField(el));
+  }
+  sim.elements.use_scenario.addEventListener("change", () => { sim.elements.gpu.disabled = !sim.elements.use_scenario.checked; });
   $("#run-sim").addEventListener("click", () => {
     const fd = new FormData(sim);
     fd.delete("use_scenario");
-    if (sim.elements.use_scenario.checked) fd.append("scenario", yaml.value);
+    fd.delete("gpu");
+    if (sim.elements.use_scenario.checked) {
+      fd.append("scenario", yaml.value);
+      if (sim.elements.gpu.value) fd.append("gpu", sim.elements.gpu.value);
+    }
     fd.append("lang", lang);
-    upload("/api/simulate", fd, "simulate");
+    upload("/api/simulate", sim, fd, "simulate");
   });
   $("#run-audit").addEventListener("click", () => {
-    const fd = new FormData($("#audit-form"));
+    const fd = new FormData(aud);
+    if (!aud.elements.demand_mode.value) { fd.delete("demand_mode"); fd.delete("gpu_type"); }
     fd.append("lang", lang);
-    upload("/api/audit", fd, "audit");
+    upload("/api/audit", aud, fd, "audit");
   });
 
   let saved = null;
   try { saved = sessionStorage.getItem(KEY); } catch (_) { /* private mode */ }
   yaml.value = saved || CFG.starter;
+  updateBars();
   refreshFields();
   refresh();
 })();

@@ -1,0 +1,184 @@
+"""The web API's answers for the page's whole path: the replay's GPU, the audit's demand curve as plan demand,
+the plan's exports, and the server's limits (422 before any engine runs). FastAPI's TestClient; real workers."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from web_inputs import SEED, write_nvsmi, write_trace  # noqa: E402
+
+from gpuplan import api  # noqa: E402
+from gpuplan.errors import GpuplanError  # noqa: E402
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from gpuplan.web import create_app, limits  # noqa: E402
+
+SEED_TEXT = SEED.read_text(encoding="utf-8")
+# two GPUs, each with a bare-metal and a container offer: a priced replay must be told which
+TWO_GPUS = api.STARTER.replace("workloads:\n", """\
+  - id: bm-a100
+    gpu: a100-80g
+    mode: bare-metal
+    price: {amount: 14, per: gpu-hour}
+    min_term: 30d
+  - id: ct-a100
+    gpu: a100-80g
+    mode: container
+    price: {amount: 25, per: gpu-hour}
+workloads:
+""", 1)
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    app = create_app()
+    yield TestClient(app)
+    app.state.shutdown()
+
+
+def test_the_form_offers_the_scenarios_gpus(client: TestClient) -> None:
+    r = client.post("/api/scenario/fields", json={"scenario": TWO_GPUS})
+    assert r.status_code == 200 and r.json()["gpus"] == ["a100-80g", "ascend-910b"]
+    assert client.post("/api/scenario/fields", json={"scenario": SEED_TEXT}).json()["gpus"] == ["ascend-910b"]
+    # the page's replay form has the field, filled from that list
+    page = client.get("/").text
+    assert '<select name="gpu">' in page and '<select name="gpu_type">' in page
+
+
+def test_a_priced_replay_of_a_two_gpu_scenario_takes_the_gpu(client: TestClient, tmp_path: Path) -> None:
+    trace = write_trace(tmp_path / "t.csv")
+    scen = tmp_path / "two.yaml"
+    scen.write_text(TWO_GPUS, encoding="utf-8")
+    files = {"trace": ("t.csv", trace.read_bytes(), "text/csv")}
+    r = client.post("/api/simulate", files=files, data={"reserved": "0:8:4", "scenario": TWO_GPUS})
+    assert r.status_code == 422 and r.json()["field"] == "gpu" and "a100-80g" in r.json()["hint"]
+    for gpu in ("a100-80g", "ascend-910b"):
+        r = client.post("/api/simulate", files=files, data={"reserved": "0:8:4", "scenario": TWO_GPUS, "gpu": gpu})
+        assert r.status_code == 200, r.text
+        want = api.simulate(trace, "0:8:4", scenario=scen, gpu=gpu).to_json()
+        assert r.json() == _relabel(want, str(trace), "t.csv")
+    a100, ascend = (client.post("/api/simulate", files=files,
+                                data={"reserved": "8", "scenario": TWO_GPUS, "gpu": g}).json()
+                    for g in ("a100-80g", "ascend-910b"))
+    assert a100 != ascend  # the GPU is not ignored: the prices differ
+
+
+def _relabel(data: object, path: str, label: str) -> object:
+    if isinstance(data, str):
+        return data.replace(path, label)
+    if isinstance(data, dict):
+        return {k: _relabel(v, path, label) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_relabel(v, path, label) for v in data]
+    return data
+
+
+def test_audit_demand_plans_and_exports(client: TestClient, tmp_path: Path) -> None:
+    log = write_nvsmi(tmp_path / "node1.csv")
+    r = client.post("/api/audit", files={"files": ("node1.csv", log.read_bytes(), "text/csv")},
+                    data={"price": "8/gpu-hour", "demand_mode": "util", "gpu_type": "ascend-910b"})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    report = api.audit([log], price="8/gpu-hour", demand_mode="util", gpu_type="ascend-910b")
+    assert report.demand is not None
+    assert data.pop("demand_csv") == report.demand.csv
+    assert data == _relabel(report.to_json("demand.csv"), str(log), "node1.csv")
+    assert data["demand"] == {"file": "demand.csv", "mode": "util", "rows": report.demand.rows}
+
+    # the demand as the plan's: the same plan as `plan SCENARIO --demand demand.csv`
+    demand = tmp_path / "demand.csv"
+    demand.write_text(report.demand.csv, encoding="utf-8")
+    r = client.post("/api/plan", json={"scenario": SEED_TEXT, "demand_csv": report.demand.csv})
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    want = api.plan_scenario(SEED, demand=demand)
+    for d in (plan, want):
+        d.pop("generated_at", None)
+        d.pop("scenario", None)
+    assert plan == _relabel(want, str(demand), "demand.csv")
+    assert plan != {k: v for k, v in api.plan_scenario(SEED).items() if k not in ("generated_at", "scenario")}
+
+    plan_file = tmp_path / "plan.json"
+    plan = r.json()
+    import json
+
+    plan_file.write_text(json.dumps(plan), encoding="utf-8")
+    for target in ("kueue", "slurm", "volcano", "skypilot"):
+        r = client.post("/api/export", json={"target": target, "plan": plan})
+        assert r.status_code == 200, r.text
+        out = r.json()
+        want_export = api.export(target, plan_file)
+        assert [f["name"] for f in out["files"]] == [f.name for f in want_export.files]
+        assert out["stdout"] == want_export.stdout.replace(str(plan_file), "plan.json")
+        assert "gpuplan-web-" not in r.text  # no server path leaks
+        if target != "slurm":
+            docs = [d for d in yaml.safe_load_all(out["stdout"]) if d is not None]
+            assert docs and all(isinstance(d, dict) for d in docs)
+        else:
+            assert "PartitionName=gpuplan" in out["stdout"]
+    r = client.post("/api/export", json={"target": "kueue", "plan": {"schema": "nope"}})
+    assert r.status_code == 422 and r.json()["error"] == "export"
+    assert client.post("/api/export", json={"target": "k8s", "plan": plan}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/compare", {"scenario": SEED_TEXT.replace("gpus: 4", "gpus: 99999999999999999999999999999", 1)},
+         "workloads[0].gpus"),
+        ("/api/compare", {"scenario": SEED_TEXT.replace("gpus: 4", "gpus: 1000000000", 1)}, "workloads[0].gpus"),
+        ("/api/compare", {"scenario": SEED_TEXT.replace("gpus: 4", "gpus: 1e9", 1)}, "workloads[0].gpus"),
+        ("/api/plan", {"scenario": SEED_TEXT.replace("gpus: 4", "gpus: 100001", 1)}, "workloads[0].gpus"),
+        ("/api/plan", {"scenario": SEED_TEXT, "demand_csv": "time,gpu,gpus\n2024-03-04T00:00:00Z,ascend-910b,1e9\n"},
+         "gpus"),
+        ("/api/report", {"kind": "compare", "scenario": SEED_TEXT.replace("gpus: 4", "gpus: 2000000", 1)},
+         "workloads[0].gpus"),
+    ],
+)
+def test_scenarios_past_the_limits_are_422_at_once(client: TestClient, path: str, body: dict[str, object],
+                                                   field: str) -> None:
+    t = time.perf_counter()
+    r = client.post(path, json=body)
+    assert time.perf_counter() - t < 2.0
+    assert r.status_code == 422 and r.json()["error"] in ("limit", "scenario") and r.json()["field"] == field, r.text
+
+
+def test_too_many_workloads_is_422(client: TestClient) -> None:
+    head, _, rest = SEED_TEXT.partition("workloads:\n")
+    one = "  - {id: w%d, kind: experiment, gpu: ascend-910b, gpus: 1, hours_per_day: 1, duration: 1d}\n"
+    text = head + "workloads:\n" + "".join(one % i for i in range(limits.MAX_WORKLOADS + 1))
+    c = TestClient(create_app(max_body_mb=5))
+    t = time.perf_counter()
+    r = c.post("/api/compare", json={"scenario": text})
+    assert r.status_code == 422 and r.json()["field"] == "workloads" and "10,000" in r.json()["message"]
+    assert time.perf_counter() - t < 10.0
+
+
+@pytest.mark.parametrize("reserved", ["0:100000000:1", "0:1001:1", "0:8:4,2000000", "0:500:1,501:1001:1"])
+def test_sweeps_past_the_limits_are_422_at_once(client: TestClient, tmp_path: Path, reserved: str) -> None:
+    trace = write_trace(tmp_path / "t.csv").read_bytes()
+    t = time.perf_counter()
+    r = client.post("/api/simulate", files={"trace": ("t.csv", trace)}, data={"reserved": reserved})
+    assert time.perf_counter() - t < 1.0
+    assert r.status_code == 422 and r.json()["field"] == "reserved", r.text
+
+
+def test_limits_are_no_lower_than_the_documented_bounds(client: TestClient, tmp_path: Path) -> None:
+    limits.check_reserved("0:999:1")  # 1,000 pool sizes
+    limits.check_reserved("1000000")
+    limits.check_scenario(SEED_TEXT.replace("gpus: 4", "gpus: 100000", 1))
+    limits.check_demand_csv("time,gpu,gpus\n2024-03-04T00:00:00Z,ascend-910b,100000\n")
+    with pytest.raises(GpuplanError):
+        limits.check_reserved("0:1000:1")
+    # documented where a user reads them
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text(encoding="utf-8")
+    for n in (limits.MAX_GPUS_PER_WORKLOAD, limits.MAX_WORKLOADS, limits.MAX_SWEEP_LEVELS, limits.MAX_DEMAND_GPUS):
+        assert f"{n:,}" in doc
