@@ -15,6 +15,8 @@ from gpuplan.cli.app import app
 COMMAND_MODULES = (
     "compare",
     "plan",
+    "commit",
+    "quotes",
     "simulate",
     "audit",
     "probe",

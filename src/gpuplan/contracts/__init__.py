@@ -21,6 +21,7 @@ CONTRACTS: dict[str, str] = {
     "simulate": "gpuplan.contracts.simulate:SimulateOutput",
     "audit": "gpuplan.contracts.audit:AuditResult",
     "probe": "gpuplan.contracts.probe:ProbeResult",
+    "commit": "gpuplan.contracts.commit:CommitResult",
 }
 VERSION = 1
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"

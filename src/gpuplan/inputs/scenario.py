@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from gpuplan.errors import ScenarioError
 from gpuplan.inputs.catalog import Catalog, load_catalog
+from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.scenario_types import (
     Offer,
@@ -255,15 +256,16 @@ def scenario_from_text(text: str, name: str = "<scenario>", catalog: Catalog | s
 def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str | Path | None) -> Scenario:
     cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
     try:
-        model = ScenarioIn.model_validate(data)
+        model = ScenarioIn.model_validate({k: v for k, v in data.items() if k != "fx"})
     except ValidationError as exc:
         raise _pydantic_error(exc, loc8) from None
+    fx = read_fx(data.get("fx"), model.currency, loc8.error)  # gpuplan.inputs.fx
 
     dpm = model.days_per_month
     offers: list[Offer] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(model.offers):
-        offer = _resolve_offer(raw, i, model.currency, dpm, cat, loc8, data["offers"][i])
+        offer = _resolve_offer(raw, i, model.currency, dpm, cat, loc8, data["offers"][i], fx)
         if offer.id in seen:
             raise loc8.error(("offers", i, "id"), f"duplicate offer id `{offer.id}` (also offers[{seen[offer.id]}])",
                              "offer ids must be unique.")
@@ -326,8 +328,9 @@ def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
 
 
 def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
-                   raw_dict: dict[str, Any]) -> Offer:
+                   raw_dict: dict[str, Any], fx: Fx | None = None) -> Offer:
     base: dict[str, Any] = {}
+    fx_note: str | None = None
     if raw.use is not None:
         if raw.use not in cat.offers:
             raise loc8.error(("offers", i, "use"), f"no catalog offer `{raw.use}`",
@@ -335,9 +338,8 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         base = dict(cat.offers[raw.use])
         cat_currency = base.pop("currency", currency)
         if cat_currency != currency and "price" not in raw_dict:
-            raise loc8.error(("offers", i, "use"),
-                             f"catalog offer `{raw.use}` is priced in {cat_currency}, the scenario in {currency}",
-                             f"gpuplan does not convert currencies: give `price:` in {currency} in this offer.")
+            fx_note = convert_offer(base, raw.use, cat_currency, currency, fx, ("offers", i, "use"),
+                                    loc8.error)
         base.pop("_catalog_file", None)
         try:
             base_model = OfferIn.model_validate(base)
@@ -356,7 +358,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     gpu_id, gpu_note = _gpu(cat, loc8, ("offers", i, "gpu"), raw.gpu)
     spec = cat.gpus[gpu_id]
     mode_defaults = cat.defaults["modes"][raw.mode]
-    used: list[str] = [gpu_note] if gpu_note else []
+    used: list[str] = [n for n in (gpu_note, fx_note) if n]
 
     def pick(name: str, value: Any, default: Any) -> Any:
         if value is None:

@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from gpuplan.inputs.market import LeaseTerm, Market, MarketIn, TermIn
+
 Mode = Literal["bare-metal", "container"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
 Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
@@ -64,6 +66,7 @@ class OfferIn(_Strict):
     overhead: OverheadIn | None = None
     source: str | None = None
     as_of: str | None = None
+    terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
 
 
 class WorkloadIn(_Strict):
@@ -99,6 +102,7 @@ class ScenarioIn(_Strict):
     days_per_month: Annotated[float, Field(ge=28, le=31)] = 30.0
     offers: list[OfferIn] = Field(min_length=1)
     workloads: list[WorkloadIn] = Field(min_length=1)
+    market: MarketIn | None = None  # horizon, price drifts, demand growth (`gpuplan commit`)
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ class Offer:
     source: str | None = None
     as_of: str | None = None
     defaults_used: tuple[str, ...] = ()
+    terms: tuple[LeaseTerm, ...] = ()  # the vendor's lease terms, when given (`gpuplan commit`)
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,7 @@ class Scenario:
     path: str | None = None
     catalog_files: tuple[str, ...] = ()
     sources: dict[str, str] = field(default_factory=dict)
+    market: Market | None = None  # the `market:` section, when given (`gpuplan commit`)
 
     def offer(self, offer_id: str) -> Offer:
         for o in self.offers:

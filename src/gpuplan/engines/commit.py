@@ -1,0 +1,525 @@
+"""Which lease terms to sign (`gpuplan commit`): a ladder of terms against price drift and demand risk.
+
+The model (monthly steps m = 0 .. H-1 over a horizon of H months of M = days_per_month x 24 hours):
+
+    demand      the plan's hourly pool demand per GPU type (the workloads' schedules, repeated: month m
+                is hours [m M, (m+1) M) of the schedule tiled over the horizon), times k_m = (1+g)^m
+    paths       P Monte Carlo paths (seeded numpy Generator); each path draws, uniformly in the
+                scenario's ranges, a container price drift r_c and a bare-metal drift r_b per year and a
+                demand growth g per month. The same paths price every strategy (common random numbers).
+    ladder      tranches (offer, term T months, cards, start month s) with s + T <= H; cards leased in
+                month m: L_m = sum of tranches running in m (whole nodes when leased by the node)
+    lease       a tranche pays term price x (1 + r_b)^(s/12) (signed at s, fixed for its term) for
+                billed cards x T x M hours (`Tariff.lease_rental`), plus ops per card-month (ops per node
+                spread over its cards, as the container ops are)
+    containers  what the lease does not cover: spill_m(L) = sum_t max(0, k_m d_t - L) dedicated GPU-hours,
+                x slowdown x (container price x (1 + r_c)^(m/12) + ops per GPU-hour) (`Tariff.container_cost`
+                with a drifting price); elastic work always runs here
+    setup       the lease's one-off setup labour, once if anything is leased
+
+The search is exact. Expected cost = sum of tranche costs (linear in cards) + sum_m F_m(L_m), where
+F_m(L) = E[container cost of spill_m(L)] is convex and decreasing in L (a max(0, .) of a line, summed and
+averaged with non-negative weights). Writing F_m as F_m(0) plus its increments Delta_m(j) (increasing in
+j) gives a mixed-integer program: minimise sum a_(T,s) x_(T,s) + sum Delta_m(j) y_(m,j) subject to
+sum_j y_(m,j) <= L_m, L_m >= pinned, 0 <= y <= 1, x whole. Its constraint matrix is an interval matrix
+(each tranche covers consecutive months) plus unit columns: totally unimodular, so the LP relaxation
+already has a whole-number optimum; HiGHS (scipy.optimize.milp) solves it to optimality. The setup
+labour is a fixed charge: the best ladder is the cheaper of all-container and the program's optimum
+plus setup, which is exact for one bare-metal offer per GPU (several offers: each alone and all together
+are solved, the cheapest kept). tests/unit/test_commit.py checks it against brute force.
+
+Compared with:
+    all_container   L_m = 0
+    single_term[T]  one pool of R cards on term T from month 0, renewed back to back while a renewal
+                    fits the horizon (later months on containers); R chosen for the lowest expected cost
+    hindsight       per path, the cheapest of: all-container, every single-term pool of every size R, the
+                    ladder; regret = ladder - hindsight >= 0 on each path (a lower bound on the regret
+                    against every ladder in hindsight, which would need a program per path)
+
+Leases run to term: `early_exit` shares are validated and reported, not used to leave early (a
+static ladder signed today). Money is the whole horizon's total, in the scenario's currency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
+from gpuplan.errors import GpuplanError, ScenarioError
+from gpuplan.inputs.catalog import Catalog
+from gpuplan.inputs.demand import from_schedules
+from gpuplan.inputs.market import DEFAULT_HORIZON_MONTHS, LeaseTerm, default_term
+from gpuplan.inputs.scenario_types import Offer, Range, Scenario
+from gpuplan.models.tariff import Tariff
+
+DEFAULT_PATHS = 10_000
+DEFAULT_SEED = 0
+PINNED = frozenset({"compliance", "custom-driver"})
+Pair = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Drifts:
+    """The ranges the paths are drawn from, and where each came from (scenario, quotes, flat)."""
+
+    container: Pair
+    bare_metal: Pair
+    growth: Pair
+    source: dict[str, str] = field(default_factory=dict)  # "container" -> "scenario" | "quotes" | "flat"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Common random numbers: one draw per path of the container and bare-metal drift (per year) and
+    the demand growth (per month)."""
+
+    rc: np.ndarray
+    rb: np.ndarray
+    g: np.ndarray
+
+    @classmethod
+    def draw(cls, drifts: Drifts, n: int, seed: int) -> Paths:
+        u = np.random.default_rng(seed).random((3, n))
+
+        def scale(r: Pair, x: np.ndarray) -> np.ndarray:
+            return r[0] + (r[1] - r[0]) * x
+
+        return cls(scale(drifts.container, u[0]), scale(drifts.bare_metal, u[1]), scale(drifts.growth, u[2]))
+
+    @property
+    def n(self) -> int:
+        return len(self.rc)
+
+
+@dataclass(frozen=True)
+class TermOption:
+    """One term of one bare-metal offer, priced through the offer's tariff."""
+
+    offer: str
+    months: int
+    price_per_gpu_hour: float
+    early_exit: float | None
+    tariff: Tariff
+    ops_per_card_hour: float
+
+
+@dataclass(frozen=True)
+class Tranche:
+    gpu: str
+    offer: str
+    term_months: int
+    cards: int
+    start_month: int
+
+
+@dataclass(frozen=True)
+class Costs:
+    """A strategy's total cost over the horizon on every path."""
+
+    per_path: np.ndarray
+
+    @property
+    def expected(self) -> float:
+        return float(self.per_path.mean())
+
+    def quantile(self, q: float) -> float:
+        return float(np.quantile(self.per_path, q))
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The container drift a year at which a tranche of `cards` on `months` stops paying off."""
+
+    gpu: str
+    offer: str
+    months: int
+    cards: int
+    drift: float | None  # None: no drift in (-99%, +1000%) a year changes the answer
+    wins_at_mid: bool
+
+
+@dataclass(frozen=True)
+class GpuCommit:
+    gpu: str
+    offer_container: str
+    terms: tuple[TermOption, ...]
+    tranches: tuple[Tranche, ...]
+    cost: Costs
+    all_container: Costs
+    single_term: dict[int, Costs]  # term months -> the best single pool on that term
+    single_term_cards: dict[int, int]
+    hindsight: np.ndarray
+    monthly: np.ndarray  # (months, paths): the ladder's cost in each month
+    leased: np.ndarray  # (months,) cards leased in each month
+    steady_cards: float  # base demand exceeded in every hour of the first month
+    all_container_monthly: np.ndarray  # (months,) expected all-container cost in each month
+    thresholds: tuple[Threshold, ...]
+    step: int
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    scenario: Scenario
+    currency: str
+    horizon_months: int
+    paths: int
+    seed: int
+    drifts: Drifts
+    gpus: tuple[GpuCommit, ...]
+    cost: Costs
+    all_container: Costs
+    single_term: dict[int, Costs]
+    hindsight: np.ndarray
+    monthly: np.ndarray  # (months, paths), all GPU types
+
+    @property
+    def tranches(self) -> list[Tranche]:
+        return [t for g in self.gpus for t in g.tranches]
+
+    @property
+    def regret(self) -> np.ndarray:
+        return self.cost.per_path - self.hindsight
+
+
+# ------------------------------------------------------------------------------------------ inputs
+
+
+def horizon_months(scenario: Scenario, override: int | None = None) -> int:
+    if override is not None:
+        return override
+    if scenario.market is not None and scenario.market.horizon_months is not None:
+        return scenario.market.horizon_months
+    return DEFAULT_HORIZON_MONTHS
+
+
+def term_options(scenario: Scenario, offer: Offer, horizon: int) -> list[TermOption]:
+    """The offer's terms (its `terms`, else its price for its min_term); a term longer than the horizon is refused."""
+    terms: tuple[LeaseTerm, ...] = offer.terms or (
+        default_term(offer.min_term_hours, offer.price_per_gpu_hour.mid, scenario.days_per_month),)
+    idx = scenario.offers.index(offer)
+    out = []
+    for t in terms:
+        if t.months > horizon:
+            where = f"{t.field}.length" if t.field else f"offers[{idx}].min_term"
+            raise ScenarioError(f"a {t.months}-month term is longer than the {horizon}-month horizon",
+                                file=scenario.path, field=where,
+                                hint="lengthen market.horizon (e.g. horizon: 24mo) or drop the term.")
+        tariff = Tariff.of(offer, scenario, price=Range(t.price_per_gpu_hour, t.price_per_gpu_hour))
+        out.append(TermOption(offer.id, t.months, t.price_per_gpu_hour, t.early_exit, tariff,
+                              _ops_per_card_hour(tariff)))
+    return out
+
+
+def _ops_per_card_hour(t: Tariff) -> float:
+    """Lease ops per card-hour: per GPU as given, per node (or per month) spread over a node's cards."""
+    per = t.ops_hours * t.engineer_hour_cost / t.month_hours
+    return per if t.ops_per == "gpu-month" else per / t.gpus_per_node
+
+
+@dataclass(frozen=True)
+class _Demand:
+    """One GPU type's demand by month: each month's sorted hourly curve and its spill function."""
+
+    xs: list[np.ndarray]  # breakpoints (0 and the sorted distinct demand values)
+    ss: list[np.ndarray]  # spill at each breakpoint: sum_t max(0, d_t - x)
+    peaks: np.ndarray
+    elastic: np.ndarray  # elastic GPU-hours by month (base)
+    pinned: float
+    steady: float
+
+    @classmethod
+    def of(cls, pool: np.ndarray, elastic: np.ndarray, pinned: float, months: int, month_hours: int) -> _Demand:
+        n = months * month_hours
+        tiled = np.resize(pool, n).reshape(months, month_hours)
+        el = np.resize(elastic, n).reshape(months, month_hours).sum(axis=1)
+        xs, ss = [], []
+        for row in tiled:
+            d = np.sort(row)
+            x = np.unique(np.concatenate([[0.0], d]))
+            # spill at x: sum of d > x minus x times their count
+            idx = np.searchsorted(d, x, side="right")
+            suffix = np.concatenate([np.cumsum(d[::-1])[::-1], [0.0]])
+            xs.append(x)
+            ss.append(suffix[idx] - x * (len(d) - idx))
+        return cls(xs, ss, tiled.max(axis=1), el, pinned, float(tiled[0].min()) if months else 0.0)
+
+    def spill(self, m: int, cards: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Dedicated GPU-hours above `cards` in month m at demand scale k (broadcast): k x S(cards / k)."""
+        x = cards / k
+        return k * np.interp(x, self.xs[m], self.ss[m], right=0.0)
+
+
+def default_drifts(scenario: Scenario, quotes: dict[str, Pair] | None = None) -> Drifts:
+    """The scenario's ranges; where it gives none, the quote history's fit (`quotes`), else a flat market."""
+    mk = scenario.market
+    src: dict[str, str] = {}
+
+    def pick(name: str, given: Pair | None) -> Pair:
+        if given is not None:
+            src[name] = "scenario"
+            return given
+        if quotes and name in quotes:
+            src[name] = "quotes"
+            return quotes[name]
+        src[name] = "flat"
+        return (0.0, 0.0)
+
+    c = pick("container", mk.container_price_drift if mk else None)
+    b = pick("bare_metal", mk.bare_metal_price_drift if mk else None)
+    g = pick("growth", mk.demand_growth if mk else None)
+    for name, r in (("container", c), ("bare_metal", b), ("growth", g)):
+        if r[0] <= -1:
+            field_ = {"container": "container_price_drift", "bare_metal": "bare_metal_price_drift",
+                      "growth": "demand_growth"}[name]
+            raise ScenarioError(f"a drift of {r[0]:.0%} makes prices (or demand) zero or negative",
+                                file=scenario.path, field=f"market.{field_}",
+                                hint="a drift is a yearly change above -100%, e.g. [-0.35, -0.10].")
+    return Drifts(c, b, g, src)
+
+
+# ------------------------------------------------------------------------------------------ engine
+
+
+def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed: int = DEFAULT_SEED,
+           horizon: int | None = None, drifts: Drifts | None = None) -> CommitResult:
+    """The ladder per GPU type and what it is compared with (see the module docstring)."""
+    if paths < 1:
+        raise GpuplanError(f"--paths must be at least 1, got {paths}", field="--paths")
+    h = horizon_months(scenario, horizon)
+    dr = drifts or default_drifts(scenario)
+    pth = Paths.draw(dr, paths, seed)
+    mh = int(round(scenario.days_per_month * 24))
+    demand = from_schedules(scenario.workloads)
+    gpus = []
+    for gpu in sorted(demand.by_gpu):
+        gpus.append(_commit_gpu(scenario, cat, gpu, demand, pth, h, mh))
+    total = sum((g.cost.per_path for g in gpus), np.zeros(paths))
+    allc = sum((g.all_container.per_path for g in gpus), np.zeros(paths))
+    terms = sorted({t.months for g in gpus for t in g.terms})
+    single = {}
+    for t in terms:  # a GPU without that term keeps its own best (all containers when it has no lease)
+        single[t] = Costs(sum((g.single_term[t].per_path if t in g.single_term else g.all_container.per_path
+                               for g in gpus), np.zeros(paths)))
+    hind = sum((g.hindsight for g in gpus), np.zeros(paths))
+    monthly = sum((g.monthly for g in gpus), np.zeros((h, paths)))
+    return CommitResult(scenario, scenario.currency, h, paths, seed, dr, tuple(gpus), Costs(total), Costs(allc),
+                        single, hind, monthly)
+
+
+def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth: Paths, h: int,
+                mh: int) -> GpuCommit:
+    from gpuplan.inputs.demand import Demand
+
+    assert isinstance(demand, Demand)
+    wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
+    n = demand.hours
+    zeros = np.zeros(n)
+    elastic = sum((demand.by_workload[w.id] for w in wls if "elastic" in w.requires), zeros)
+    pinned = sum((demand.by_workload[w.id] for w in wls if w.requires & PINNED), zeros)
+    pool = demand.by_gpu[gpu] - elastic
+    ct = cheapest(scenario, gpu, "container")
+    bms = [o for o in scenario.offers if o.gpu == gpu and o.mode == "bare-metal"]
+    if ct is None:
+        raise ScenarioError(f"`commit` needs a container offer for `{gpu}` (containers take what the leases leave)",
+                            file=scenario.path, field="offers", hint="add a container offer for that GPU.")
+    weights = {w.id: float(demand.by_workload[w.id].sum()) for w in wls}
+    sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
+    sd_el = pool_slowdown([w for w in wls if "elastic" in w.requires] or wls, gpu, ct, cat, weights)
+    ctar = Tariff.of(ct, scenario)
+    dem = _Demand.of(pool, elastic, float(pinned.max()), h, mh)
+    options = [o for b in bms for o in term_options(scenario, b, h)]
+    if float(pinned.max()) > 0 and not options:
+        raise ScenarioError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`",
+                            file=scenario.path, field="offers", hint="add a bare-metal offer for that GPU.")
+    steps = {o.tariff.step for o in options}
+    step = max(steps) if steps else 1
+    P = pth.n
+    months = np.arange(h)
+    k = (1.0 + pth.g)[None, :] ** months[:, None]  # (h, P)
+    cm = (1.0 + pth.rc)[None, :] ** (months[:, None] / 12.0)
+    unit = sd * (ctar.unit_price() * cm + ctar.ops_per_gpu_hour)  # per dedicated GPU-hour, (h, P)
+    elastic_cost = (sd_el / sd) * unit * dem.elastic[:, None] * k  # (h, P)
+    kmax = float(k.max()) if P else 1.0
+    top_cards = math.ceil(max(float(dem.peaks.max()) * kmax, dem.pinned) / step - 1e-9) * step if options else 0
+    J = top_cards // step
+    R = (np.arange(J + 1) * step).astype(np.float64)
+
+    # container cost by month for every pool size (J+1, P); its expectation gives the increments
+    F = np.zeros((h, J + 1))
+    cuts = sorted({(h // o.months) * o.months for o in options})
+    run = np.zeros((J + 1, P))
+    at_cut: dict[int, np.ndarray] = {}
+    all_ct = np.zeros(P)
+    for m in range(h):
+        cont = dem.spill(m, R[:, None], k[m][None, :]) * unit[m][None, :]
+        F[m] = cont.mean(axis=1)
+        run += cont
+        all_ct += cont[0]
+        if m + 1 in cuts:
+            at_cut[m + 1] = run.copy()
+    all_ct += elastic_cost.sum(axis=0)
+    allc_monthly = F[:, 0] + elastic_cost.mean(axis=1)
+
+    # bare-metal drift factor for a tranche signed at month s, per path: (1 + r_b)^(s/12)
+    def bfac(s: int) -> np.ndarray:
+        return np.asarray((1.0 + pth.rb) ** (s / 12.0))
+
+    def tranche_unit_cost(o: TermOption, s: int) -> np.ndarray:
+        """Per path: one lease unit (step cards) on term o from month s."""
+        hours = o.months * o.tariff.month_hours
+        return o.tariff.lease_rental(step, hours) * bfac(s) + o.ops_per_card_hour * step * hours
+
+    # -- the exact ladder
+    best_units: dict[tuple[int, int], int] = {}
+    best_cost = math.inf
+    if options:
+        offers = sorted({o.offer for o in options})
+        subsets = [offers] + ([[x] for x in offers] if len(offers) > 1 else [])
+        for sub in subsets:
+            opts = [o for o in options if o.offer in sub]
+            units, obj = _solve(opts, F, h, J, math.ceil(dem.pinned / step - 1e-9),
+                                lambda o, s: float(tranche_unit_cost(o, s).mean()))
+            used = {options[i].offer for (i, _s), u in units.items() if u > 0}
+            setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used)
+            remap = {(options.index(opts[i]), s): u for (i, s), u in units.items()}
+            if obj + setup < best_cost - 1e-9:
+                best_cost, best_units = obj + setup, remap
+    no_lease_ok = dem.pinned <= 0
+    if no_lease_ok and float(F[:, 0].sum()) <= best_cost + 1e-9 * max(1.0, abs(best_cost)):
+        best_units = {}
+
+    tranches = tuple(Tranche(gpu, options[i].offer, options[i].months, u * step, s)
+                     for (i, s), u in sorted(best_units.items(), key=lambda kv: (kv[0][1], -options[kv[0][0]].months,
+                                                                                  options[kv[0][0]].offer))
+                     if u > 0)
+    leased = np.zeros(h)
+    lease_path = np.zeros(P)
+    monthly = np.zeros((h, P))
+    used_offers = set()
+    for (i, s), u in best_units.items():
+        if u <= 0:
+            continue
+        o = options[i]
+        used_offers.add(o.offer)
+        leased[s:s + o.months] += u * step
+        c = u * tranche_unit_cost(o, s)
+        lease_path += c
+        monthly[s:s + o.months] += c[None, :] / o.months
+    setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used_offers)
+    for m in range(h):
+        monthly[m] += dem.spill(m, np.full(P, leased[m]), k[m]) * unit[m] + elastic_cost[m]
+    if h:
+        monthly[0] += setup
+    ladder = Costs(monthly.sum(axis=0))
+
+    # -- single-term pools, and the hindsight minimum per path
+    hind = np.minimum(all_ct, ladder.per_path)
+    single: dict[int, Costs] = {}
+    single_cards: dict[int, int] = {}
+    for t in sorted({o.months for o in options}):
+        best_t: tuple[float, np.ndarray, int] | None = None
+        for o in (x for x in options if x.months == t):
+            cut = (h // t) * t
+            lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, t)), np.zeros(P))
+            rest = all_ct - at_cut[cut][0] if cut else all_ct
+            sizes = np.arange(J + 1)
+            per = at_cut[cut] + lease[None, :] * sizes[:, None] + rest[None, :]
+            per[1:] += o.tariff.setup_cost
+            lo_units = math.ceil(dem.pinned / step - 1e-9)
+            if cut < h and lo_units > 0:
+                continue  # pinned work cannot run in containers in the months the pool leaves uncovered
+            per[:lo_units] = np.inf
+            hind = np.minimum(hind, per.min(axis=0))
+            means = per.mean(axis=1)
+            r = int(np.argmin(np.round(means, 6)))
+            if best_t is None or means[r] < best_t[0]:
+                best_t = (float(means[r]), per[r], r * step)
+        if best_t is not None:
+            single[t] = Costs(best_t[1])
+            single_cards[t] = best_t[2]
+
+    thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step))
+    return GpuCommit(gpu, ct.id, tuple(options), tranches, ladder, Costs(all_ct), single, single_cards, hind,
+                     monthly, leased, dem.steady, allc_monthly, thresholds, step)
+
+
+def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: int,
+           unit_cost: object) -> tuple[dict[tuple[int, int], int], float]:
+    """The mixed-integer program of the module docstring; returns {(option index, start): units} and
+    the expected cost without setup."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    assert callable(unit_cost)
+    xs = [(i, s) for i, o in enumerate(opts) for s in range(h - o.months + 1)]
+    nx, ny = len(xs), h * J
+    delta = np.diff(F, axis=1)  # (h, J): increasing in j (F convex)
+    c = np.concatenate([[unit_cost(opts[i], s) for i, s in xs], delta.ravel()])
+    rows, cols, vals = [], [], []
+    # rows 2m: sum_j y_mj - sum_active x <= 0 ; rows 2m+1: -sum_active x <= -pinned
+    for col, (i, s) in enumerate(xs):
+        for m in range(s, s + opts[i].months):
+            rows += [2 * m, 2 * m + 1]
+            cols += [col, col]
+            vals += [-1.0, -1.0]
+    for m in range(h):
+        for j in range(J):
+            rows.append(2 * m)
+            cols.append(nx + m * J + j)
+            vals.append(1.0)
+    A = coo_matrix((vals, (rows, cols)), shape=(2 * h, nx + ny)).tocsr()
+    ub = np.zeros(2 * h)
+    ub[1::2] = -float(pinned_units)
+    lb = np.full(2 * h, -np.inf)
+    integrality = np.concatenate([np.ones(nx), np.zeros(ny)])
+    upper = np.concatenate([np.full(nx, float(max(J, pinned_units))), np.ones(ny)])
+    res = milp(c, constraints=LinearConstraint(A, lb, ub), integrality=integrality,
+               bounds=Bounds(np.zeros(nx + ny), upper), options={"mip_rel_gap": 0.0})
+    if res.x is None:
+        raise GpuplanError(f"no ladder covers the work that requires bare metal ({pinned_units} units)",
+                           field="offers", hint="give the bare-metal offer a term that fits the horizon.")
+    x = np.round(res.x[:nx]).astype(int)
+    units = {xs[n]: int(x[n]) for n in range(nx) if x[n] > 0}
+    return units, float(res.fun) + float(F[:, 0].sum())
+
+
+def _thresholds(gpu: str, options: list[TermOption], tranches: tuple[Tranche, ...], single_cards: dict[int, int],
+                dem: _Demand, ctar: Tariff, sd: float, pth: Paths, h: int, step: int) -> list[Threshold]:
+    """Per term: the container drift a year at which its cards (the ladder's on that term, else the
+    best single pool's) cost as much leased for one term from month 0 as in containers, with demand
+    growth and bare-metal drift at their means. Leasing wins above the drift, loses below it."""
+    g = float(pth.g.mean()) if pth.n else 0.0
+    out = []
+    for o in options:
+        cards = max((t.cards for t in tranches if t.offer == o.offer and t.term_months == o.months), default=0)
+        if cards <= 0:
+            cards = single_cards.get(o.months, 0) or step
+        hours = o.months * o.tariff.month_hours
+        lease = o.tariff.lease_rental(cards, hours) + o.ops_per_card_hour * cards * hours
+        saved = []
+        for m in range(o.months):
+            km = np.array([(1 + g) ** m])
+            saved.append(float((dem.spill(m, np.zeros(1), km) - dem.spill(m, np.array([float(cards)]), km))[0]))
+        saved_h = np.array(saved)  # the lease is signed at month 0: today's price
+
+        def gain(r: float, saved_h: np.ndarray = saved_h, lease: float = lease) -> float:
+            mm = np.arange(len(saved_h))
+            c = sd * (ctar.unit_price() * (1 + r) ** (mm / 12.0) + ctar.ops_per_gpu_hour)
+            return float((c * saved_h).sum()) - lease
+
+        lo, hi = -0.99, 10.0
+        wins_mid = gain(float(pth.rc.mean()) if pth.n else 0.0) > 0
+        if gain(lo) > 0 or gain(hi) < 0:
+            out.append(Threshold(gpu, o.offer, o.months, cards, None, wins_mid))
+            continue
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if gain(mid) > 0:
+                hi = mid
+            else:
+                lo = mid
+        out.append(Threshold(gpu, o.offer, o.months, cards, (lo + hi) / 2, wins_mid))
+    return out

@@ -1,0 +1,89 @@
+"""Quotes from text: a CSV file (`quotes import`) or one set of command-line values (`quotes add`).
+
+Every row is checked before anything is stored, so a bad row stores nothing; an error names the file,
+the line and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from datetime import date
+from pathlib import Path
+
+from gpuplan.errors import GpuplanError
+from gpuplan.inputs.units import PRICE_PERIODS, per_gpu_hour
+from gpuplan.quotes import CSV_COLUMNS, MODES, Quote
+
+_TERM = re.compile(r"^\s*(\d+)\s*(mo|month|months)?\s*$")
+DAYS_PER_MONTH = 30.0
+
+
+def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: str | float, per: str,
+               currency: str, when: str, note: str = "", gpus_per_node: int = 8, where: str = "",
+               file: str | None = None, line: int | None = None) -> Quote:
+    """One quote from its text fields, checked; `where` prefixes the field name in errors."""
+
+    def bad(field: str, message: str, hint: str) -> GpuplanError:
+        return GpuplanError(message, file=file, line=line, field=f"{where}{field}", hint=hint)
+
+    if not provider.strip():
+        raise bad("provider", "a quote needs a provider", "who quoted it, e.g. example-cloud.")
+    if not gpu.strip():
+        raise bad("gpu", "a quote needs a GPU", "a GPU id such as ascend-910b (`gpuplan catalog gpus`).")
+    if mode not in MODES:
+        raise bad("mode", f"expected bare-metal or container, got {mode!r}", "mode is bare-metal or container.")
+    term_months: int | None = None
+    if term is not None and str(term).strip():
+        m = _TERM.match(str(term).lower())
+        if not m or int(m.group(1)) < 1:
+            raise bad("term", f"expected whole months such as 1mo or 12mo, got {term!r}", "leave it empty for none.")
+        term_months = int(m.group(1))
+    try:
+        amount = float(price)
+    except (TypeError, ValueError):
+        amount = math.nan
+    if not math.isfinite(amount) or amount <= 0:
+        raise bad("price", f"expected a price above 0, got {price!r}", "the amount per `per`, e.g. 200.")
+    if per not in PRICE_PERIODS:
+        raise bad("per", f"expected one of {', '.join(PRICE_PERIODS)}, got {per!r}", "e.g. gpu-day or gpu-hour.")
+    if not re.fullmatch(r"[A-Z]{3}", currency or ""):
+        raise bad("currency", f"expected an ISO 4217 code such as CNY, got {currency!r}", "e.g. CNY or USD.")
+    try:
+        day = date.fromisoformat(when.strip())
+    except (AttributeError, ValueError):
+        raise bad("date", f"expected a date YYYY-MM-DD, got {when!r}", "the day the quote was given.") from None
+    pgh = per_gpu_hour(amount, per, gpus_per_node=gpus_per_node, days_per_month=DAYS_PER_MONTH)
+    return Quote(provider.strip(), gpu.strip(), mode, term_months, amount, per, pgh, currency, day, note or "",
+                 gpus_per_node)
+
+
+def read_quotes_csv(path: str | Path) -> list[Quote]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint="give a quotes CSV file.") from None
+    except UnicodeDecodeError:
+        raise GpuplanError("not UTF-8 text", file=p, hint="save the CSV as UTF-8.") from None
+    rows = list(csv.reader(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+    if not rows:
+        raise GpuplanError("no header row", file=p, line=1, hint=f"columns: {','.join(CSV_COLUMNS)}")
+    header = [h.strip() for h in rows[0]]
+    missing = [c for c in CSV_COLUMNS if c not in header and c not in ("term", "note")]
+    if missing:
+        raise GpuplanError(f"missing column(s): {', '.join(missing)}", file=p, line=1,
+                           hint=f"columns: {','.join(CSV_COLUMNS)} (term and note may be left out).")
+    # line numbers in the file, comments included
+    lines = [i + 1 for i, line in enumerate(text.splitlines()) if not line.lstrip().startswith("#")]
+    out = []
+    for n, row in enumerate(rows[1:], start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        rec = dict(zip(header, (c.strip() for c in row), strict=False))
+        out.append(make_quote(provider=rec.get("provider", ""), gpu=rec.get("gpu", ""), mode=rec.get("mode", ""),
+                              term=rec.get("term") or None, price=rec.get("price", ""), per=rec.get("per", ""),
+                              currency=rec.get("currency", ""), when=rec.get("date", ""), note=rec.get("note", ""),
+                              file=str(p), line=lines[n] if n < len(lines) else None))
+    return out

@@ -1,0 +1,165 @@
+"""Where quotes live: SQLite (default: `quotes.sqlite` in the user's data folder) or PostgreSQL.
+
+The database is `--db URL`, else the `GPUPLAN_DB` environment variable, else the SQLite file. URLs are
+SQLAlchemy's: `sqlite:///path/quotes.sqlite`, `postgresql://user@host/db` (psycopg 3 is used),
+`postgresql://user@/db?host=/run/postgresql` for a Unix socket. The schema is created and upgraded by
+Alembic (`gpuplan/quotes/migrations`) when a store is opened; concurrent openers are serialised (an
+advisory lock on PostgreSQL, a retry on SQLite). Adding quotes is one transaction: all or none.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gpuplan.errors import GpuplanError
+from gpuplan.quotes import Quote
+
+ENV = "GPUPLAN_DB"
+_LOCK_KEY = 0x67707570  # "gpup": the advisory lock migrations take on PostgreSQL
+
+
+def default_url() -> str:
+    from platformdirs import user_data_dir
+
+    return f"sqlite:///{Path(user_data_dir('gpuplan', appauthor=False)) / 'quotes.sqlite'}"
+
+
+def resolve_url(db: str | None) -> str:
+    url = db or os.environ.get(ENV) or default_url()
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def _safe(url: Any) -> str:
+    try:
+        return str(url.render_as_string(hide_password=True))
+    except AttributeError:
+        return str(url)
+
+
+def _table() -> Any:
+    from sqlalchemy import Column, Date, DateTime, Float, Integer, MetaData, String, Table, Text
+
+    md = MetaData()
+    return Table(
+        "quotes", md,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("provider", String(200), nullable=False),
+        Column("gpu", String(100), nullable=False),
+        Column("mode", String(20), nullable=False),
+        Column("term_months", Integer, nullable=True),
+        Column("price", Float, nullable=False),
+        Column("per", String(20), nullable=False),
+        Column("price_per_gpu_hour", Float, nullable=False),
+        Column("currency", String(3), nullable=False),
+        Column("quoted_on", Date, nullable=False),
+        Column("note", Text, nullable=False, default=""),
+        Column("gpus_per_node", Integer, nullable=False, default=8),
+        Column("added_at", DateTime(timezone=True), nullable=False),
+    )
+
+
+QUOTES = _table()
+_ENGINES: dict[str, Any] = {}
+
+
+def _migrate(engine: Any) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_KEY})
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def open_store(db: str | None = None) -> Any:
+    """An SQLAlchemy engine on the quotes database, its schema at the latest revision."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+
+    url = resolve_url(db)
+    if url in _ENGINES:
+        return _ENGINES[url]
+    try:
+        u = make_url(url)
+    except ArgumentError:
+        raise GpuplanError(f"not a database URL: {url!r}", field="--db",
+                           hint="sqlite:///path/quotes.sqlite or postgresql://user@host/dbname") from None
+    kwargs: dict[str, Any] = {}
+    if u.get_backend_name() == "sqlite":
+        if u.database and u.database != ":memory:":
+            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": 60}
+    elif u.get_backend_name() == "postgresql":
+        kwargs["connect_args"] = {"connect_timeout": 10}
+    try:
+        engine = create_engine(u, **kwargs)
+    except (NoSuchModuleError, ArgumentError) as exc:
+        raise GpuplanError(f"unsupported database URL {_safe(u)}: {exc}", field="--db",
+                           hint="use sqlite:///... or postgresql://...") from None
+    for attempt in range(8):
+        try:
+            _migrate(engine)
+            break
+        except DBAPIError as exc:
+            if exc.connection_invalidated or "connect" in str(exc.orig).lower() or attempt == 7:
+                raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {str(exc.orig).strip()}",
+                                   field="--db", hint=f"check the URL (--db or {ENV}) and that the server "
+                                   "is running and reachable.") from None
+            time.sleep(0.2 * (attempt + 1))  # another process is creating the schema (SQLite)
+        except SQLAlchemyError as exc:
+            raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {exc}", field="--db",
+                               hint=f"check the URL (--db or {ENV}).") from None
+    _ENGINES[url] = engine
+    return engine
+
+
+def add_quotes(engine: Any, quotes: Sequence[Quote]) -> int:
+    """Insert every quote in one transaction; on any error nothing is stored."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    if not quotes:
+        return 0
+    now = datetime.now(UTC)
+    rows = [{"provider": q.provider, "gpu": q.gpu, "mode": q.mode, "term_months": q.term_months, "price": q.price,
+             "per": q.per, "price_per_gpu_hour": q.price_per_gpu_hour, "currency": q.currency,
+             "quoted_on": q.quoted_on, "note": q.note, "gpus_per_node": q.gpus_per_node, "added_at": now}
+            for q in quotes]
+    for attempt in range(20):
+        try:
+            with engine.begin() as conn:
+                conn.execute(QUOTES.insert(), rows)
+            return len(rows)
+        except SQLAlchemyError as exc:
+            if "locked" in str(exc).lower() and attempt < 19:
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            raise GpuplanError(f"the quotes were not stored: {exc}", field="--db",
+                               hint="nothing was written; check the database and try again.") from None
+    return 0
+
+
+def list_quotes(engine: Any, *, gpu: str | None = None, mode: str | None = None) -> list[Quote]:
+    from sqlalchemy import select
+
+    stmt = select(QUOTES).order_by(QUOTES.c.quoted_on, QUOTES.c.id)
+    if gpu:
+        stmt = stmt.where(QUOTES.c.gpu == gpu)
+    if mode:
+        stmt = stmt.where(QUOTES.c.mode == mode)
+    with engine.connect() as conn:
+        return [Quote(r.provider, r.gpu, r.mode, r.term_months, float(r.price), r.per, float(r.price_per_gpu_hour),
+                      r.currency, r.quoted_on, r.note or "", int(r.gpus_per_node), int(r.id))
+                for r in conn.execute(stmt)]
