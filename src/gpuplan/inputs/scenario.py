@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from gpuplan.errors import ScenarioError
 from gpuplan.inputs.catalog import Catalog, load_catalog
+from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.scenario_types import (
@@ -61,6 +62,12 @@ HINTS = {
     "price": "price is {amount: number or [low, high], per: gpu-hour|gpu-day|...}.",
     "gpus_per_node": "gpus_per_node is a whole number from 1 to 64.",
     "network_gbps": "network_gbps is the node network bandwidth in Gbit/s, > 0.",
+    "early_exit": "early_exit is the share of the remaining rent owed on leaving a term early, in [0, 1].",
+    "terms": "terms is a list of {length: 12mo, price: {amount, per}, early_exit: 0.5}.",
+    "container_price_drift": "a drift is per year, a number or [low, high], each above -1 (e.g. [-0.35, -0.10]).",
+    "bare_metal_price_drift": "a drift is per year, a number or [low, high], each above -1 (e.g. [-0.25, 0.0]).",
+    "demand_growth": "demand growth is per month, a number or [low, high], each above -1 (e.g. [0.0, 0.08]).",
+    "horizon": "the horizon is whole months, e.g. 12mo.",
 }
 GENERIC_HINT = "see the scenario format in the README; `gpuplan init` writes a commented starter."
 
@@ -301,6 +308,7 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         workloads=tuple(workloads),
         path=loc8.file,
         catalog_files=cat.files,
+        market=resolve_market(model.market, dpm, loc8.error),
     )
 
 
@@ -418,6 +426,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         source=raw.source,
         as_of=raw.as_of,
         defaults_used=tuple(used),
+        terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
     )
 
 
