@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from gpuplan.engines import breakeven
 from gpuplan.engines.cost import OptionCost, option_cost
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
@@ -156,30 +155,7 @@ def _best(options: list[OptionResult], mode: str) -> OptionResult | None:
     return min(cands, key=lambda r: (r.cost.decision, r.offer.id)) if cands else None
 
 
-def _root(f: Any, grid: list[float]) -> float | None:
-    """The first sign change of f over the grid points, refined by Brent's method."""
-    from scipy.optimize import brentq
-
-    prev_x, prev_y = grid[0], f(grid[0])
-    if prev_y == 0:
-        return prev_x
-    for x in grid[1:]:
-        y = f(x)
-        if y == 0:
-            return x
-        if (prev_y < 0) != (y < 0):
-            return float(brentq(f, prev_x, x, xtol=1e-7, rtol=1e-10))
-        prev_x, prev_y = x, y
-    return None
-
-
-# Costs are piecewise linear in hours per day (kinks at 24 h of stretched work) and in duration
-# (kink at the minimum term), so a coarse grid finds every sign change that matters.
-HOURS_GRID = [1e-6, *[24.0 * k / 12 for k in range(1, 13)]]
-
-
-def _duration_grid(hi: float, n: int = 20) -> list[float]:
-    return [float(x) for x in np.geomspace(1.0, hi, n)]
+# Break-even and the duration flip: closed form over the cost's linear pieces (`gpuplan.engines.breakeven`).
 
 
 def _decision(w: Workload, o: Offer, s: Scenario, cat: Catalog, **kw: float) -> float:
@@ -187,10 +163,7 @@ def _decision(w: Workload, o: Offer, s: Scenario, cat: Catalog, **kw: float) -> 
 
 
 def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalog) -> float | None:
-    def diff(h: float) -> float:
-        return _decision(w, ct, s, cat, hours_per_day=h) - _decision(w, bm, s, cat, hours_per_day=h)
-
-    return _root(diff, HOURS_GRID)
+    return breakeven.break_even_hours(w, ct, bm, s, cat)
 
 
 def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult | None,
@@ -289,11 +262,7 @@ def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Sc
             "h": be, "other": runner.offer.id, "dir": "above" if above else "below",
             "now": w.hours_per_day})))
 
-    def dur_diff(d: float) -> float:
-        return (_decision(w, runner.offer, s, cat, duration_hours=d)
-                - _decision(w, winner.offer, s, cat, duration_hours=d))
-
-    root = _root(dur_diff, _duration_grid(max(w.duration_hours * 4, 24 * 365.0)))
+    root = breakeven.flip_duration(w, winner.offer, runner.offer, s, cat)
     if root is not None:
         flips.append(Flip("duration", root / 24, Note("f_duration", {
             "days": root / 24, "other": runner.offer.id, "now": w.duration_days})))

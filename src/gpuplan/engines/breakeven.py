@@ -1,0 +1,180 @@
+"""Break-even points in closed form: where the difference of two decision costs changes sign.
+
+A decision cost (`gpuplan.engines.cost`) is piecewise linear in hours per day and in duration. Its
+pieces end where the formulas switch branch:
+- hours per day h, for an offer that stretches work by st (slowdown x GPU speed factor), A active days:
+  h = 24 / st (a day's stretched work reaches 24 h); above it the working days W = h A st / 24 pass
+  whole weeks at W = K dpw (the calendar jumps over the days off); the lease follows the calendar
+  where 24 K (7 - dpw) + h A st meets the duration (the lease covers the longer) or min_term - setup;
+- duration d: the week boundaries of the schedule (d = 24 x 7w and 24 x (7w + dpw)), the same
+  calendar jumps, and d = min_term - setup.
+
+`first_crossing` keeps the search the verdict has always used -- the first sign change of f over a
+coarse grid -- and solves that bracket exactly: it finds the first piece between breakpoints where the
+sign changes (one evaluation per breakpoint), takes the piece's line from two points inside it and
+returns its root. The root is checked (f there is zero to rounding); where it is not --
+a breakpoint this list does not name -- or where the sign changes across a jump, plain bisection
+finishes the bracket. No root-finder library is loaded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from gpuplan.engines.cost import option_cost
+from gpuplan.inputs.demand import active_days
+
+if TYPE_CHECKING:
+    from gpuplan.inputs.catalog import Catalog
+    from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+
+# the check of a piece's root: |f(root)| below this share of the bracket's values (costs are sums of
+# a few products: rounding is ~1e-15 of them)
+REL_TOL = 1e-9
+BISECT_XTOL = 1e-10
+
+Fn = Callable[[float], float]
+
+
+def first_crossing(f: Fn, grid: list[float], breakpoints: Iterable[float] = ()) -> float | None:
+    """The x of the first sign change of f over `grid` (a grid point where f is 0 counts), solved
+    exactly on the linear piece that holds it; None when f keeps its sign over the grid."""
+    prev_x, prev_y = grid[0], f(grid[0])
+    if prev_y == 0:
+        return prev_x
+    bps = sorted(breakpoints)
+    for x in grid[1:]:
+        y = f(x)
+        if y == 0:
+            return x
+        if (prev_y < 0) != (y < 0):
+            return solve_bracket(f, prev_x, prev_y, x, y, [b for b in bps if prev_x < b < x])
+        prev_x, prev_y = x, y
+    return None
+
+
+def solve_bracket(f: Fn, a: float, fa: float, b: float, fb: float, inner: list[float]) -> float:
+    """A root of f in [a, b] where f(a) and f(b) differ in sign; f is linear between consecutive
+    `inner` breakpoints (sorted, inside (a, b))."""
+    p, fp, q = a, fa, b
+    for x in inner:  # the first piece whose ends differ in sign
+        y = f(x)
+        if y == 0:
+            return x
+        if (fp < 0) != (y < 0):
+            q = x
+            break
+        p, fp = x, y
+    scale = max(abs(fa), abs(fb), 1.0)
+    x1, x2 = p + (q - p) / 3, p + 2 * (q - p) / 3
+    y1, y2 = f(x1), f(x2)
+    if y2 != y1:
+        r = x1 - y1 * (x2 - x1) / (y2 - y1)
+        if p <= r <= q:
+            fr = f(r)
+            if abs(fr) <= REL_TOL * scale:
+                return r
+    return _bisect(f, p, fp, q)
+
+
+def _bisect(f: Fn, a: float, fa: float, b: float) -> float:
+    """Plain bisection (a jump, or a piece this module does not know of)."""
+    while b - a > BISECT_XTOL * max(1.0, abs(a)):
+        m = (a + b) / 2
+        fm = f(m)
+        if fm == 0:
+            return m
+        if (fa < 0) != (fm < 0):
+            b = m
+        else:
+            a, fa = m, fm
+    return (a + b) / 2
+
+
+def _int_range(lo: float, hi: float) -> range:
+    return range(max(0, math.floor(lo) - 1), math.ceil(hi) + 2)
+
+
+def hours_breakpoints(
+    stretch: float, active_days: float, days_per_week: int, duration_hours: float, min_term_hours: float,
+    setup_hours: float, lo: float, hi: float,
+) -> list[float]:
+    """Where one offer's decision cost may bend or jump as hours per day run over [lo, hi]."""
+    if stretch <= 0 or active_days <= 0:
+        return []
+    out = [24.0 / stretch]
+    k_lo = lo * active_days * stretch / 24 / days_per_week
+    k_hi = hi * active_days * stretch / 24 / days_per_week
+    gap = 24.0 * (7 - days_per_week)
+    slope = active_days * stretch
+    for k in _int_range(k_lo, k_hi):
+        out.append(24.0 * k * days_per_week / slope)
+        out.append((duration_hours - gap * k) / slope)
+        out.append((min_term_hours - setup_hours - gap * k) / slope)
+    return [x for x in out if lo < x < hi]
+
+
+def duration_breakpoints(
+    stretch: float, hours_per_day: float, days_per_week: int, min_term_hours: float, setup_hours: float,
+    lo: float, hi: float,
+) -> list[float]:
+    """Where one offer's decision cost may bend or jump as the duration runs over [lo, hi] hours."""
+    out = [min_term_hours - setup_hours]
+    for w in _int_range(lo / 168, hi / 168):
+        out.append(168.0 * w)
+        out.append(24.0 * (7 * w + days_per_week))
+    c = hours_per_day * stretch / 24
+    if c > 1:  # stretched days: the calendar jumps where c x active days passes whole weeks
+        for k in _int_range(lo / 24 / 7 * days_per_week * c, hi / 24 / 7 * days_per_week * c):
+            x = k * days_per_week / c  # active days
+            w = math.floor(x / days_per_week)
+            out.append(24.0 * (7 * w + x - w * days_per_week))
+    return [x for x in out if lo < x < hi]
+
+
+# ---------------------------------------------------------------- the two searches of the verdict
+
+# The grids the verdict has always scanned (the first sign change over them is the answer)
+HOURS_GRID = [1e-6, *[24.0 * k / 12 for k in range(1, 13)]]
+
+
+def duration_grid(hi: float, n: int = 20) -> list[float]:
+    """n points from 1 h to `hi`, evenly spaced in log."""
+    import numpy as np  # loaded anyway by the money model (gpuplan.models.tariff)
+
+    return [float(x) for x in np.geomspace(1.0, hi, n)]
+
+
+def _stretch(w: Workload, o: Offer, s: Scenario, cat: Catalog) -> float:
+    sd = option_cost(w, o, s, cat).slowdown
+    return sd.total * sd.gpu_speed_factor
+
+
+def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalog) -> float | None:
+    """Hours per day in (0, 24] where `ct` and `bm` cost the same decision cost."""
+
+    def diff(h: float) -> float:
+        return (option_cost(w, ct, s, cat, hours_per_day=h).decision
+                - option_cost(w, bm, s, cat, hours_per_day=h).decision)
+
+    act = active_days(w.duration_hours, w.days_per_week)
+    kinks = [x for o in (ct, bm) for x in hours_breakpoints(
+        _stretch(w, o, s, cat), act, w.days_per_week, w.duration_hours, o.min_term_hours, o.setup_hours,
+        HOURS_GRID[0], HOURS_GRID[-1])]
+    return first_crossing(diff, HOURS_GRID, kinks)
+
+
+def flip_duration(w: Workload, winner: Offer, runner: Offer, s: Scenario, cat: Catalog) -> float | None:
+    """The duration in hours at which `runner` would cost less than `winner` (first sign change)."""
+
+    def diff(d: float) -> float:
+        return (option_cost(w, runner, s, cat, duration_hours=d).decision
+                - option_cost(w, winner, s, cat, duration_hours=d).decision)
+
+    grid = duration_grid(max(w.duration_hours * 4, 24 * 365.0))
+    kinks = [x for o in (winner, runner) for x in duration_breakpoints(
+        _stretch(w, o, s, cat), w.hours_per_day, w.days_per_week, o.min_term_hours, o.setup_hours,
+        grid[0], grid[-1])]
+    return first_crossing(diff, grid, kinks)
