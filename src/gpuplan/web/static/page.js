@@ -156,6 +156,7 @@
 
   // --- panes (phones) ---------------------------------------------------------------------------
   function setPane(p) {
+    if (document.body.dataset.pane !== p && matchMedia("(max-width: 900px)").matches) window.scrollTo(0, 0);
     document.body.dataset.pane = p;
     for (const b of document.querySelectorAll("nav.panebar .pane")) {
       const on = b.dataset.pane === p;
@@ -395,6 +396,7 @@
         delete data.demand_csv;  // the rest is exactly `audit --demand-out demand.csv -o json`
       }
     }
+    setPane("result");  // on a phone the answer is in the other pane
     await showData(kind, data);
     return data;
   }
