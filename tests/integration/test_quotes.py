@@ -1,0 +1,212 @@
+"""`gpuplan quotes` against real databases: SQLite files and a real PostgreSQL server (Debian's
+`postgresql` package, started by the test on a Unix socket in a temporary folder, stopped after)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan import api
+from gpuplan.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CSV = ROOT / "examples" / "seed-910b-quotes.csv"
+
+
+def _count(db: str) -> int:
+    return len(api.quotes_list(db=db))
+
+
+# ------------------------------------------------------------------------------------------- servers
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    hits = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return hits[-1] if hits else None
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL server programs (initdb, pg_ctl) not installed: apt-get install postgresql")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: run it as `nobody`
+        runuser = shutil.which("runuser")
+        if not runuser:
+            pytest.skip("running as root without runuser: cannot start PostgreSQL as another user")
+        prefix = [runuser, "-u", "nobody", "--"]
+    base = tempfile.mkdtemp(prefix="gpuplan-pg-", dir="/tmp")
+    os.chmod(base, 0o777)
+    if prefix:
+        shutil.chown(base, "nobody")
+    data = os.path.join(base, "data")
+    try:
+        subprocess.run([*prefix, initdb, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], check=True,
+                       capture_output=True, cwd=base, timeout=120)
+        subprocess.run([*prefix, pg_ctl, "-D", data, "-o", f"-k {base} -c listen_addresses=''", "-l",
+                        os.path.join(base, "log"), "-w", "start"], check=True, capture_output=True, cwd=base,
+                       timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"could not start PostgreSQL: {exc}")
+    try:
+        yield f"postgresql://postgres@/postgres?host={base}"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", data, "-m", "fast", "-w", "stop"], capture_output=True, cwd=base,
+                       timeout=120)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'q' / 'quotes.sqlite'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'quotes.sqlite'}"
+        return
+    url: str = request.getfixturevalue("postgres")
+    # a fresh schema state per test: drop what an earlier test stored
+    from sqlalchemy import create_engine, text
+
+    eng = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    with eng.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS quotes"))
+        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    eng.dispose()
+    from gpuplan.quotes import store
+
+    store._ENGINES.clear()
+    yield url
+    store._ENGINES.clear()
+
+
+# --------------------------------------------------------------------------------------------- tests
+
+
+def test_import_list_and_trend(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["quotes", "import", str(CSV), "--db", db]) == 0
+    assert "imported 24 quotes" in capsys.readouterr().out
+    qs = api.quotes_list(db=db)
+    assert len(qs) == 24
+    assert [q.quoted_on for q in qs] == sorted(q.quoted_on for q in qs)
+    fits = {(f["gpu"], f["mode"]): f for f in api.quotes_trend(db=db)}
+    from_csv = {(f["gpu"], f["mode"]): f for f in api.quotes_trend(quotes=CSV)}
+    assert fits == from_csv
+    ct = fits[("ascend-910b", "container")]
+    # the file's containers fall about 20% a year, bare metal about 10%
+    assert -0.25 < ct["drift_per_year"] < -0.15 and ct["drift_low"] < ct["drift_per_year"] < ct["drift_high"]
+    assert -0.15 < fits[("ascend-910b", "bare-metal")]["drift_per_year"] < -0.05
+    assert main(["quotes", "list", "--db", db, "--gpu", "ascend-910b", "--mode", "container", "-o", "json"]) == 0
+    import json
+
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed) == 12 and {q["mode"] for q in listed} == {"container"}
+
+
+def test_add_one_quote_and_a_bad_one_stores_nothing(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["quotes", "add", "--provider", "idc-b", "--gpu", "ascend-910b", "--mode", "bare-metal", "--price", "185",
+            "--per", "gpu-day", "--currency", "CNY", "--date", "2026-11-20", "--term", "12mo", "--db", db]
+    assert main(args) == 0
+    q = api.quotes_list(db=db)
+    assert len(q) == 1 and q[0].term_months == 12 and q[0].price_per_gpu_hour == pytest.approx(185 / 24)
+    bad = [a if a != "2026-11-20" else "2026-13-01" for a in args]
+    assert main(bad) == 2
+    assert "--date" in capsys.readouterr().err
+    assert _count(db) == 1
+
+
+def test_a_bad_csv_row_stores_nothing(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = CSV.read_text(encoding="utf-8").splitlines()
+    text.insert(10, "cloud-a,ascend-910b,container,,-3,gpu-hour,CNY,2025-06-01,negative")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(text) + "\n", encoding="utf-8")
+    assert main(["quotes", "import", str(bad), "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "bad.csv:11" in err and "price" in err
+    assert _count(db) == 0
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from gpuplan import api
+    from gpuplan.quotes.csvio import make_quote
+    db, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    for i in range(n):
+        q = make_quote(provider=who, gpu="ascend-910b", mode="container", term=None, price=10 + i / 100,
+                       per="gpu-hour", currency="CNY", when="2026-01-%02d" % (1 + i % 28), note=str(i))
+        api.quotes_add([q], db=db)
+""")
+
+
+def test_concurrent_writers_lose_no_quote(db: str) -> None:
+    api.quotes_list(db=db)  # the schema exists before the writers start (they would also serialise it)
+    writers, each = 6, 25
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, db, f"w{k}", str(each)], env=env,
+                              stderr=subprocess.PIPE) for k in range(writers)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    qs = api.quotes_list(db=db)
+    assert len(qs) == writers * each
+    assert len({q.id for q in qs}) == writers * each
+    for k in range(writers):
+        assert sorted(int(q.note) for q in qs if q.provider == f"w{k}") == list(range(each))
+
+
+def test_the_first_open_creates_the_schema_with_alembic(sqlite_db: str) -> None:
+    from sqlalchemy import create_engine, inspect, text
+
+    assert _count(sqlite_db) == 0
+    eng = create_engine(sqlite_db)
+    assert {"quotes", "alembic_version"} <= set(inspect(eng).get_table_names())
+    with eng.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+
+
+def test_an_unreachable_database_is_exit_2_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["quotes", "list", "--db", "postgresql://gpuplan:secret@127.0.0.1:1/none"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot use the quotes database" in err and "secret" not in err and "Traceback" not in err
+    assert main(["quotes", "list", "--db", "mysql+nodriver://x/y"]) == 2
+
+
+def test_gpuplan_db_environment_variable_and_the_default_data_folder(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.quotes import store
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("GPUPLAN_DB", raising=False)
+    assert store.resolve_url(None).endswith(str(tmp_path / "xdg" / "gpuplan" / "quotes.sqlite"))
+    url = f"sqlite:///{tmp_path / 'env.sqlite'}"
+    monkeypatch.setenv("GPUPLAN_DB", url)
+    assert store.resolve_url(None) == url
+    assert main(["quotes", "import", str(CSV)]) == 0
+    assert (tmp_path / "env.sqlite").exists()
+
+
+def test_commit_takes_its_drifts_from_the_quote_history(db: str) -> None:
+    assert main(["quotes", "import", str(CSV), "--db", db]) == 0
+    from_db = api.commit(ROOT / "examples" / "seed-910b.yaml", paths=500, db=db).to_json()
+    from_csv = api.commit(ROOT / "examples" / "seed-910b.yaml", paths=500, quotes=CSV).to_json()
+    flat = api.commit(ROOT / "examples" / "seed-910b.yaml", paths=500).to_json()
+    assert from_db == from_csv
+    assert from_db["against"]["all_container"]["expected"] < flat["against"]["all_container"]["expected"]
+    assert any("quote history" in r for r in from_db["reasons"])
