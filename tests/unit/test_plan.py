@@ -165,3 +165,32 @@ def test_html_reports_for_simulate_and_audit_flags(tmp_path: Path, capsys: pytes
     out2 = tmp_path / "audit.html"
     assert main(["audit", str(log), "--html", str(out2), "--lang", "zh", "-o", "json"]) == 0
     assert "lang=\"zh" in out2.read_text()
+
+
+def test_demand_csv_fast_and_careful_paths_agree(tmp_path: Path) -> None:
+    """The vectorised reader and the row-by-row one give the same demand, on clean files and on
+    files only the careful path reads (blank lines, quotes), zone offsets and epoch seconds."""
+    from gpuplan.inputs import demand as dm
+
+    rows = [("2026-11-02T00:00:00Z", "ascend-910b", "4"), ("2026-11-02T01:00:00Z", "ascend-910b", "2.5"),
+            ("2026-11-02T01:00:00Z", " h100-sxm ", "1"), ("2026-11-02T03:00:00Z", "ascend-910b", "0")]
+    variants = {
+        "clean": "time,gpu,gpus\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows),
+        "crlf_bom": "\ufefftime,gpu,gpus\r\n" + "".join(f"{a},{b},{c}\r\n" for a, b, c in rows),
+        "blank": "time,gpu,gpus\n\n" + "".join(f"{a},{b},{c}\n\n" for a, b, c in rows),
+        "quoted": "time,gpu,gpus\n" + "".join(f'"{a}","{b}",{c}\n' for a, b, c in rows),
+        "offset": "time,gpu,gpus\n" + "".join(f"{a[:-1]}+00:00,{b},{c}\n" for a, b, c in rows),
+        "epoch": "gpus,time,gpu\n" + "".join(f"{c},{1793577600 + 3600 * int(a[11:13])},{b}\n" for a, b, c in rows),
+    }
+    for name, text in variants.items():
+        p = tmp_path / f"{name}.csv"
+        p.write_text(text, encoding="utf-8")
+        fast = dm._rows_fast(p.read_bytes())
+        assert (fast is None) == (name in ("blank", "quoted")), name
+        d = dm.from_csv(p)
+        assert d.start.isoformat() == "2026-11-02T00:00:00+00:00" and d.hours == 4, name
+        assert d.by_gpu["ascend-910b"].tolist() == [4.0, 2.5, 0.0, 0.0], name
+        assert d.by_gpu["h100-sxm"].tolist() == [0.0, 1.0, 0.0, 0.0], name
+        careful = dm._rows_careful(p)
+        if fast is not None:
+            assert fast[0].tolist() == careful[0].tolist() and fast[2] == careful[2], name

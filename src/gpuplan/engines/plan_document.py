@@ -40,7 +40,7 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
             "lease_unit": p.bm.lease_unit if p.bm else "gpu",
             "demand": {"peak": _r(float(p.demand_total.max())), "mean": _r(float(p.demand_total.mean()), 3),
                        "start": res.demand.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                       "hourly": [round(float(x), 3) for x in p.demand_total]},
+                       "hourly": [round(x, 3) for x in p.demand_total.tolist()]},
             "reserved_utilization": _r(p.reserved_utilization, 4),
             "reserved_gpus_low": p.sizing_low.reserved,
             "reserved_gpus_high": p.sizing_high.reserved,

@@ -19,6 +19,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -179,19 +180,17 @@ def _parse_time(text: str) -> datetime:
 def from_csv(path: str | Path) -> Demand:
     """Read `time,gpu,gpus` rows (hourly; time ISO 8601 or epoch seconds); missing hours are 0.
 
-    Parsed with polars in one pass; a file with anything unusual (a missing field, a time polars does
-    not read, a bad number) is read again row by row (`_rows_careful`), which names the bad line."""
+    Parsed in one vectorised pass (`_rows_fast`); a file with anything unusual (a blank line, quotes,
+    a missing field, a bad time or number) is read again row by row (`_rows_careful`), which skips
+    blank lines and names a bad line."""
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
-    fast = _rows_fast(raw)
-    if fast is None:
-        when_s, gpu, gpus = _rows_careful(p)
-    else:
-        when_s, gpu, gpus = fast
+    rows = _rows_fast(raw)
+    when_s, code, names, gpus = rows if rows is not None else _rows_careful(p)
     if not len(when_s):
         raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
     t0 = float(when_s.min())
@@ -199,51 +198,66 @@ def from_csv(path: str | Path) -> Demand:
     start = datetime.fromtimestamp(start_s, tz=UTC)
     idx = np.floor((when_s - start_s) / 3600.0 + 1e-9).astype(np.int64)
     n = int(idx.max()) + 1
-    names, inv = np.unique(gpu, return_inverse=True)
-    flat = np.bincount(inv * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
-    by_gpu = {str(g): flat[i] for i, g in enumerate(names)}
+    flat = np.bincount(code * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
+    by_gpu = {g: flat[i] for i, g in enumerate(names)}
     return Demand(start, n, by_gpu, {}, str(p), project=False)
 
 
-def _rows_fast(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(time in Unix seconds, gpu, gpus) of every row, or None when the careful path must decide."""
-    import polars as pl
+_Rows = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]  # time (Unix s), GPU code, GPU names, gpus
 
+
+def _rows_fast(raw: bytes) -> _Rows | None:
+    """Every row as (time in Unix seconds, GPU code into the names, names, gpus), or None when the
+    careful path must decide.
+
+    numpy only (polars' import alone costs more than parsing a year of hours): the body is split into
+    fields once, the numbers are converted by numpy, and each distinct time and GPU name is parsed
+    once (an hourly file repeats each time once per GPU type), with the careful path's own rules."""
     try:
-        df = pl.read_csv(raw, infer_schema=False, encoding="utf8-lossy")
-    except (pl.exceptions.PolarsError, ValueError):
+        text = raw.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError:
         return None
-    cols = [c.strip().lower() for c in df.columns]
+    text = text.replace("\r\n", "\n")
+    head, _, body = text.partition("\n")
+    cols = [c.strip().lower() for c in head.split(",")]
     if any(c not in cols for c in ("time", "gpu", "gpus")) or len(set(cols)) != len(cols):
         return None
-    df = df.rename(dict(zip(df.columns, cols, strict=True))).select("time", "gpu", "gpus")
-    df = df.with_columns(pl.all().str.strip_chars())
-    df = df.filter(~pl.all_horizontal(pl.all().is_null() | (pl.all() == "")))
-    if df.select(pl.any_horizontal(pl.all().is_null()).any()).item():
+    body = body.rstrip("\n")
+    if '"' in body or "\r" in body:
+        return None  # quotes, stray CRs: the csv module decides
+    if not body:
+        return np.zeros(0), np.zeros(0, dtype=np.int64), [], np.zeros(0)
+    ncol = len(cols)
+    lines = body.split("\n")
+    if set(map(methodcaller("count", ","), lines)) != {ncol - 1}:
+        return None  # a blank line, or a line with another number of fields
+    fields = body.replace("\n", ",").split(",")
+    it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
+    try:
+        g = np.array(fields[ig2::ncol], dtype=np.float64)
+    except ValueError:
         return None
-    num = df["time"].cast(pl.Float64, strict=False)
-    if num.null_count() == 0:
-        when_s = num.to_numpy()
-    elif num.null_count() == df.height:
-        dt = df["time"].str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
-        if dt.null_count():
-            return None
-        when_s = dt.dt.epoch("us").to_numpy() / 1e6
-    else:
+    t_list = fields[it::ncol]
+    secs: dict[str, float] = {}
+    try:
+        for t in dict.fromkeys(t_list):
+            secs[t] = _parse_time(t).timestamp()
+    except (ValueError, OverflowError):
         return None
-    gpus = df["gpus"].cast(pl.Float64, strict=False)
-    if gpus.null_count():
-        return None
-    g = gpus.to_numpy()
+    when_s = np.fromiter(map(secs.__getitem__, t_list), dtype=np.float64, count=len(t_list))
+    g_list = fields[ig::ncol]
+    names: dict[str, int] = {}
+    raw_code = {n: names.setdefault(n.strip(), len(names)) for n in dict.fromkeys(g_list)}
+    code = np.fromiter(map(raw_code.__getitem__, g_list), dtype=np.int64, count=len(g_list))
     if not (np.isfinite(when_s).all() and np.isfinite(g).all() and (g >= 0).all()):
         return None
-    return when_s.astype(np.float64), df["gpu"].to_numpy().astype(str), g
+    return when_s, code, list(names), g
 
 
-def _rows_careful(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rows_careful(p: Path) -> _Rows:
     """Row by row with the csv module: every bad row is an error naming its line."""
     try:
-        f = p.open(encoding="utf-8", newline="")
+        f = p.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
@@ -273,7 +287,9 @@ def _rows_careful(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
                                    hint="demand is the number of GPUs in use during that hour.")
             rows.append((when.timestamp(), row[ig].strip(), gpus))
-    return (np.array([r[0] for r in rows], dtype=np.float64), np.array([r[1] for r in rows], dtype=str),
+    names: dict[str, int] = {}
+    code = np.array([names.setdefault(r[1], len(names)) for r in rows], dtype=np.int64)
+    return (np.array([r[0] for r in rows], dtype=np.float64), code, list(names),
             np.array([r[2] for r in rows], dtype=np.float64))
 
 
