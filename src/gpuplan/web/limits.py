@@ -20,9 +20,22 @@ MAX_DEMAND_ROWS = 1_000_000
 
 # A scenario within the limits needs no check: fewer than 10,000 workloads fit in this many characters only
 # if none is over ~10 characters (which no valid workload is), and a number over 100,000 needs 6 digits, an
-# exponent, an underscore, a base prefix or an alias to spell it.
+# exponent, an underscore, a base prefix (0x, 0o, 0b), a sexagesimal `30:00:00` or an alias to spell it.
 _SHORT = 100_000
-_SUSPECT = re.compile(r"\d{6}|\d\s*[eE]\s*[+]?\d|0[xXoObB]|\d_\d|[*&]|\.inf", re.IGNORECASE)
+_DIGITS = bytes.maketrans(b"012345678", b"999999999")
+_SPELLED = (b"999999", b"9_9", b"9:9", b"9e", b"9E", b"9.e", b"9.E", b"*", b"&", b".inf", b".Inf", b".INF")
+_BASE = re.compile(rb"0[xXoObB]")
+
+
+def _suspect(text: str) -> bool:
+    """Whether `text` may spell a number past a limit (or hide one behind an alias). Byte operations: a
+    regular expression with these alternatives costs ~100 ns a character, this ~1 ns."""
+    raw = text.encode("utf-8", "surrogatepass")
+    digits = raw.translate(_DIGITS)
+    if any(s in digits for s in _SPELLED):
+        return True
+    return any(m.start() == 0 or not (raw[m.start() - 1:m.start()].isalnum() or raw[m.start() - 1] == 95)
+               for m in _BASE.finditer(raw))
 
 
 class LimitError(GpuplanError):
@@ -34,7 +47,7 @@ class LimitError(GpuplanError):
 def check_scenario(text: str, name: str = "scenario.yaml") -> None:
     """Refuse a scenario with more than `MAX_WORKLOADS` workloads or a workload over `MAX_GPUS_PER_WORKLOAD`
     GPUs. A text that cannot break them is not parsed here; one that does not parse is left to the engine."""
-    if len(text) < _SHORT and not _SUSPECT.search(text):
+    if len(text) < _SHORT and not _suspect(text):
         return
     from gpuplan.inputs.scenario import parse_scenario_text
 
