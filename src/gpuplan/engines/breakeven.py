@@ -12,9 +12,9 @@ pieces end where the formulas switch branch:
 `first_crossing` keeps the search the verdict has always used -- the first sign change of f over a
 coarse grid -- and solves that bracket exactly: it finds the first piece between breakpoints where the
 sign changes (one evaluation per breakpoint), takes the piece's line from two points inside it and
-returns its root. The root is checked (f there is zero to rounding); where it is not --
-a breakpoint this list does not name -- or where the sign changes across a jump, plain bisection
-finishes the bracket. No root-finder library is loaded.
+returns its root, checked (f there is zero to rounding); where the line keeps one sign, f jumps through
+zero at the piece's start, which is the answer. Only a bend this list does not name leaves the
+bracket to plain bisection. No root-finder library is loaded.
 """
 
 from __future__ import annotations
@@ -70,12 +70,16 @@ def solve_bracket(f: Fn, a: float, fa: float, b: float, fb: float, inner: list[f
     scale = max(abs(fa), abs(fb), 1.0)
     x1, x2 = p + (q - p) / 3, p + 2 * (q - p) / 3
     y1, y2 = f(x1), f(x2)
-    if y2 != y1:
-        r = x1 - y1 * (x2 - x1) / (y2 - y1)
-        if p <= r <= q:
-            fr = f(r)
-            if abs(fr) <= REL_TOL * scale:
-                return r
+    slope = (y2 - y1) / (x2 - x1)
+    if slope != 0:
+        r = x1 - y1 / slope
+        if p <= r <= q and abs(f(r)) <= REL_TOL * scale:
+            return r
+    # the piece's line keeps one sign: f jumps through zero at an end (the calendar skipping days off)
+    line_p, line_q = y1 + slope * (p - x1), y1 + slope * (q - x1)
+    eps = BISECT_XTOL * max(1.0, abs(p))
+    if (line_p < 0) == (line_q < 0) and (line_p < 0) != (fp < 0) and (f(p + eps) < 0) == (line_p < 0):
+        return p
     return _bisect(f, p, fp, q)
 
 
