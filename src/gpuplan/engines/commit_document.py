@@ -23,6 +23,10 @@ def _money(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def _card(n: int, lang: str) -> str:
+    return t("commit.card_one" if n == 1 else "commit.card_many", lang)
+
+
 def _pct(x: float) -> str:
     return f"{x:+.0%}"
 
@@ -51,8 +55,9 @@ def _reasons(res: CommitResult, lang: str) -> list[str]:
             out.append(t("commit.r_none", lang, gpu=g.gpu, allc=_money(g.all_container.expected), cur=cur))
         for r in rs:
             key = "commit.r_run" if r["signings"] > 1 else "commit.r_tranche"
-            out.append(t(key, lang, gpu=r["gpu"], cards=r["cards"], months=r["term_months"], start=r["start_month"],
-                         end=r["end_month"] - 1, n=r["signings"], offer=r["offer"]))
+            out.append(t(key, lang, gpu=r["gpu"], cards=r["cards"], card=_card(r["cards"], lang),
+                         months=r["term_months"], start=r["start_month"], end=r["end_month"] - 1, n=r["signings"],
+                         offer=r["offer"]))
         out.extend(_threshold_text(g, res, lang))
     allc = res.all_container.expected
     cost = res.cost.expected
@@ -80,7 +85,7 @@ def _threshold_text(g: GpuCommit, res: CommitResult, lang: str) -> list[str]:
     rng = f"{_pct(d[0])}..{_pct(d[1])}"
     out = []
     for th in g.thresholds:
-        base = {"months": th.months, "cards": th.cards, "gpu": th.gpu, "range": rng}
+        base = {"months": th.months, "cards": th.cards, "card": _card(th.cards, lang), "gpu": th.gpu, "range": rng}
         if th.drift is None:
             key = "commit.r_th_always" if th.wins_at_mid else "commit.r_th_never"
             out.append(t(key, lang, **base))
