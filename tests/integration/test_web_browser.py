@@ -133,6 +133,9 @@ def test_page_edit_language_download(server: str, browser, artifacts: Path) -> N
     page.fill("#yaml", "version: 1\ncurrency: CNY\noffers: [\n")
     page.wait_for_selector("#status.err", timeout=10000)
     assert "scenario.yaml" in page.inner_text("#status")
+    # no form field for it: the message (with its line) sits under the YAML editor, which is marked
+    assert page.is_visible("#yaml-error") and "scenario.yaml:" in page.inner_text("#yaml-error")
+    assert page.get_attribute("#yaml", "aria-invalid") == "true"
     assert not errors, errors
     ctx.close()
 
@@ -343,6 +346,14 @@ def test_audit_then_plan_with_its_demand_then_every_export(server: str, browser,
             assert kinds[target] in {d.get("kind") for d in docs}
         else:
             assert all("resources" in d for d in docs)
+
+    # an edit makes the plan stale: no export of it until the new plan (still on the audit's demand) is in
+    _to_editor(page, size)
+    page.locator('#fields input[data-path="workloads[0].gpus"]').fill("8")
+    assert page.is_disabled('#plan-bar button.export[data-target="kueue"]')
+    page.wait_for_selector("#status.ok", timeout=30000)
+    _to_result(page, size)
+    assert page.is_enabled('#plan-bar button.export[data-target="kueue"]') and "audit" in page.inner_text("#plan-bar")
     assert not errors, errors
     ctx.close()
 

@@ -50,6 +50,7 @@
     edits++;
     result.classList.add("stale");
     setStatus("stale", L.stale);
+    updateBars();  // no export of a plan the input no longer matches
   }
 
   function upToDate(atEdits) {
@@ -61,6 +62,7 @@
       result.classList.add("stale");
       setStatus("stale", L.stale);
     }
+    updateBars();
   }
 
   function errorText(e) {
@@ -314,6 +316,7 @@
     last = { kind: view, data: null };
     setStatus("busy", L.working);
     result.classList.add("stale");
+    updateBars();
     let r;
     try {
       if (view === "plan") {
@@ -414,7 +417,7 @@
     pb.hidden = view !== "plan";
     pb.querySelector(".text").textContent = planDemand ? fill(L.plan_demand_audit, planDemand) : L.plan_demand_schedules;
     $("#clear-demand").hidden = !planDemand;
-    const ready = last.kind === "plan" && last.data !== null;
+    const ready = last.kind === "plan" && last.data !== null && !result.classList.contains("stale");
     for (const b of pb.querySelectorAll("button.export")) b.disabled = !ready;
   }
 
@@ -429,7 +432,7 @@
                          skypilot: "gpuplan-skypilot.yaml" };
 
   async function exportPlan(target) {
-    if (last.kind !== "plan" || !last.data) return;
+    if (last.kind !== "plan" || !last.data || result.classList.contains("stale")) return;
     setStatus("busy", L.working);
     const r = await post("/api/export", { target: target, plan: last.data });
     if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
