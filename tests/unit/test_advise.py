@@ -104,9 +104,12 @@ def test_json_contract_keys() -> None:
     wl = data["workloads"][0]
     assert set(wl) == {"id", "warnings", "options", "recommendation", "break_even"}
     opt = wl["options"][0]
-    assert set(opt) == {"offer", "mode", "feasible", "infeasible_reason", "cost", "time", "warnings"}
+    assert set(opt) == {"offer", "mode", "platform", "tenancy", "gpu", "feasible", "infeasible_reason", "cost",
+                        "time", "warnings"}
     assert set(opt["cost"]) == {"total", "low", "high", "per_month", "rental", "ops", "setup", "idle"}
-    assert set(opt["time"]) == {"wall_hours", "gpu_hours_used", "gpu_hours_paid", "slowdown"}
+    assert set(opt["time"]) == {"wall_hours", "gpu_hours_used", "gpu_hours_paid", "slowdown", "terms", "bound",
+                                "gpu_speed"}
+    assert set(opt["time"]["terms"]) == {"compute", "intra_node", "inter_node", "straggler", "data"}
     rec = wl["recommendation"]
     assert set(rec) == {"offer", "mode", "reasons", "dimensions", "flip"}
     assert set(rec["dimensions"]) == {"performance", "flexibility", "cost", "scenario"}

@@ -15,6 +15,9 @@ from gpuplan.contracts._base import Record
 SCHEMA = "gpuplan.compare/1"
 
 Mode = Literal["bare-metal", "container"]
+Platform = Literal["bare-metal", "vm", "container"]
+Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
+Bound = Literal["compute", "communication", "data"]
 Favors = Literal["bare-metal", "container", "neither"]
 FlipParameter = Literal["requires", "hours_per_day", "duration", "price"]
 
@@ -35,16 +38,40 @@ class OptionCost(Record):
     idle: float = Field(description="The part of `rental` paid for cards doing no work (not added to `total`).")
 
 
+class TimeTerms(Record):
+    """Each term's added time as a fraction of the dedicated step time; 1 + their sum = `slowdown`
+    (before the GPU speed factor). 0 where a term does not apply (a one-node job's `inter_node`)."""
+
+    compute: float = Field(description="Compute overhead of the platform.")
+    intra_node: float = Field(description="Lost NVLink/HCCS bandwidth inside a node.")
+    inter_node: float = Field(description="Lost network bandwidth between nodes (TCP efficiency included).")
+    straggler: float = Field(description="Waiting for the slowest worker's jitter each step.")
+    data: float = Field(description="<= 0: the platform slowdown hidden behind input waits (input-bound work).")
+
+
+class GpuSpeed(Record):
+    factor: float = Field(description="Time on this offer's GPU over time on the workload's first GPU.")
+    source: Literal["same-gpu", "measured", "roofline:bf16", "roofline:inference", "unknown"] = Field(
+        description="Where the factor came from: the workload's `speed:`, or a roofline estimate.")
+
+
 class OptionTime(Record):
     wall_hours: float
     gpu_hours_used: float
     gpu_hours_paid: float
-    slowdown: float = Field(description="Total slowdown factor against bare metal (1.10 = 10% slower).")
+    slowdown: float = Field(description="Wall time on this offer over wall time on dedicated bare metal, "
+                            "at the middle of every range (1.10 = 10% slower).")
+    terms: TimeTerms
+    bound: Bound = Field(description="What limits a step: compute, communication, or input data.")
+    gpu_speed: GpuSpeed
 
 
 class CompareOption(Record):
     offer: str = Field(description="Offer id from the scenario or catalog.")
-    mode: Mode
+    mode: Mode = Field(description="How the offer bills: bare-metal (a lease) or container (elastic).")
+    platform: Platform = Field(description="How the platform behaves: bare-metal, vm or container.")
+    tenancy: Tenancy
+    gpu: str = Field(description="The offer's GPU, the catalog id.")
     feasible: bool
     infeasible_reason: str | None = Field(description="Why not feasible; null when feasible.")
     cost: OptionCost

@@ -115,13 +115,18 @@ def hours_curves(adv: WorkloadAdvice, s: Scenario, cat: Catalog, hours: list[flo
             for r in adv.options]
 
 
-def _feasibility(w: Workload, o: Offer) -> Note | None:
-    if o.mode == "container":
-        for req in ("compliance", "custom-driver"):
-            if req in w.requires:
-                return Note(f"infeasible_{req.replace('-', '_')}")
+def _feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
+    # compliance needs hardware of one's own; a custom driver needs a kernel of one's own (a VM has one);
+    # elastic scaling needs hourly billing, whatever the platform.
+    if "compliance" in w.requires and o.platform != "bare-metal":
+        return Note("infeasible_compliance")
+    if "custom-driver" in w.requires and o.platform == "container":
+        return Note("infeasible_custom_driver")
     if o.mode == "bare-metal" and "elastic" in w.requires:
         return Note("infeasible_elastic")
+    spec = cat.gpus.get(o.gpu)
+    if w.memory_gb is not None and spec is not None and w.memory_gb > spec.memory_gb:
+        return Note("infeasible_memory", {"need": w.memory_gb, "gpu": o.gpu, "have": spec.memory_gb})
     return None
 
 
@@ -142,9 +147,15 @@ def _option_warnings(w: Workload, o: Offer, c: OptionCost, s: Scenario, cat: Cat
     if w.hours_per_day * c.slowdown.total * c.slowdown.gpu_speed_factor > 24 + 1e-9:
         out.append(Warning("over-24h", Note("w_over_24h", {"days": c.calendar_hours / 24,
                                                            "planned": w.duration_days})))
-    if c.slowdown.gpu_speed_factor != 1.0:
+    if c.slowdown.speed_source.startswith("roofline") and abs(c.slowdown.gpu_speed_factor - 1) > 1e-9:
         out.append(Warning("cross-gpu-estimate", Note("w_cross_gpu", {"gpu": o.gpu, "ref": w.gpus_allowed[0],
                                                                       "factor": c.slowdown.gpu_speed_factor})))
+    if c.slowdown.comm.network_assumed:
+        out.append(Warning("network-assumed", Note("w_network_assumed", {
+            "gbps": float(cat.defaults["reference_network_gbps_per_gpu"]) * o.gpus_per_node})))
+    if o.overhead.estimate:
+        out.append(Warning("overhead-estimate", Note("w_overhead_estimate", {
+            "platform": o.platform, "tenancy": o.tenancy, "nic": o.nic})))
     if o.ops_hours > 0 and s.team.engineer_hour_cost is None:
         out.append(Warning("ops-unpriced", Note("w_ops_unpriced", {"hours": c.ops_hours})))
     return out
@@ -289,7 +300,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         if o.gpu not in w.gpus_allowed:
             continue
         c = option_cost(w, o, s, cat)
-        reason = _feasibility(w, o)
+        reason = _feasibility(w, o, cat)
         options.append(OptionResult(o, reason is None, reason, c, tuple(_option_warnings(w, o, c, s, cat))))
 
     warnings: list[Warning] = []

@@ -15,16 +15,21 @@ from pydantic import ValidationError
 
 from gpuplan.errors import ScenarioError
 from gpuplan.inputs.catalog import Catalog, load_catalog
-from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
+from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.scenario_types import (
+    Jitter,
+    JitterIn,
+    Mode,
     Offer,
     OfferIn,
     Overhead,
+    OverheadIn,
     Range,
     Scenario,
     ScenarioIn,
+    Step,
     Team,
     Workload,
 )
@@ -38,7 +43,21 @@ HINTS = {
     "communication": "communication is the share of a step spent in non-overlapped GPU-GPU communication, in [0, 1).",
     "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic.",
     "kind": "kind is one of: training, fine-tuning, experiment, inference.",
-    "mode": "mode is bare-metal or container.",
+    "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills).",
+    "tenancy": "tenancy is dedicated (the whole node is yours), shared-node (other tenants on the host) "
+    "or shared-gpu (a vGPU/MIG slice).",
+    "nic": "nic is native, passthrough, sr-iov or virtual.",
+    "intra_node": "intra_node is the fraction of NVLink/HCCS bandwidth a job gets, in (0, 1], or [low, high].",
+    "inter_node": "inter_node is the fraction of the network bandwidth a job gets, in (0, 1], or [low, high].",
+    "compute": "compute is the fraction slower on pure compute, in [-0.1, 1), or [low, high].",
+    "step": "step is {compute_s: seconds of compute per step, gradient_gb: GB all-reduced per step, overlap: 0-1}.",
+    "compute_s": "compute_s is one step's compute time on dedicated hardware in seconds, > 0.",
+    "gradient_gb": "gradient_gb is the bytes all-reduced per step in GB (2 x parameters in billions for bf16).",
+    "overlap": "overlap is the share of communication that can hide behind compute, in [0, 1].",
+    "data_wait": "data_wait is the share of time the GPUs wait on input data, in [0, 1) (`gpuplan audit` measures it).",
+    "memory_gb": "memory_gb is the memory the workload needs per GPU, in GB.",
+    "speed": "speed maps a GPU id to its measured speed relative to the workload's first GPU, "
+    "e.g. {ascend-910b: 0.55}.",
     "per": "per is one of gpu-hour, gpu-day, gpu-month, node-hour, node-day, node-month.",
     "amount": "amount is a number or [low, high] in the scenario's currency.",
     "currency": "currency is an ISO 4217 code such as CNY or USD.",
@@ -365,7 +384,8 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     assert raw.id and raw.gpu and raw.mode and raw.price
     gpu_id, gpu_note = _gpu(cat, loc8, ("offers", i, "gpu"), raw.gpu)
     spec = cat.gpus[gpu_id]
-    mode_defaults = cat.defaults["modes"][raw.mode]
+    platform = raw.mode
+    mode_defaults = cat.defaults["modes"][platform]
     used: list[str] = [n for n in (gpu_note, fx_note) if n]
 
     def pick(name: str, value: Any, default: Any) -> Any:
@@ -388,46 +408,102 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         ops_hours, ops_per = parse_ops(pick("ops", raw.ops, mode_defaults["ops"]))
     except UnitError as exc:
         raise loc8.error(("offers", i, "ops"), str(exc), "ops is engineer time such as 20h/node-month.") from None
-    ov_default = mode_defaults["overhead"]
-    ov = raw.overhead
-    compute = ov.compute if ov and ov.compute is not None else None
-    inter = ov.interconnect if ov and ov.interconnect is not None else None
-    jit = ov.jitter if ov and ov.jitter is not None else None
-    if compute is None:
-        used.append("overhead.compute")
-        compute = ov_default["compute"]
-    if inter is None:
-        used.append("overhead.interconnect")
-        inter = ov_default["interconnect"]
-    if jit is None:
-        used.append("overhead.jitter")
-        jit = tuple(ov_default["jitter"])
-    jitter = (float(jit), float(jit)) if isinstance(jit, (int, float)) else (float(jit[0]), float(jit[1]))
-    if jitter[0] > jitter[1]:
-        raise loc8.error(("offers", i, "overhead", "jitter"), "a range must be [low, high] with low <= high")
+    tenancy = pick("tenancy", raw.tenancy, cat.defaults["tenancy_defaults"][platform])
+    net = raw.network
+    for flat, key in (("network_gbps", "gbps"), ("rdma", "rdma")):
+        a, b = getattr(raw, flat), getattr(net, key) if net else None
+        if a is not None and b is not None and a != b:
+            raise loc8.error(("offers", i, "network", key), f"network.{key} ({b}) contradicts {flat} ({a})",
+                             f"give the network once: `network: {{gbps, rdma, nic}}` (or the flat {flat}).")
+    gbps = raw.network_gbps if raw.network_gbps is not None else (net.gbps if net else None)
+    rdma = raw.rdma if raw.rdma is not None else (net.rdma if net else None)
+    nic = pick("network.nic", net.nic if net else None, cat.defaults["nic_defaults"][platform][tenancy])
+    overhead = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, tenancy, nic, cat, loc8, used)
+    # The mode says how the platform behaves; billing follows the price: a VM priced by the hour with no
+    # term of a day or more is elastic like a container, one leased by the day or month is a lease.
+    billing: Mode = "container" if platform == "container" else "bare-metal"
+    if platform == "vm":
+        hourly = raw.price.per in ("gpu-hour", "node-hour") and min_term < 24
+        billing = "container" if hourly else "bare-metal"
     return Offer(
         id=raw.id,
         provider=raw.provider,
         gpu=gpu_id,
-        mode=raw.mode,
+        mode=billing,
         price_amount=amt,
         price_per=raw.price.per,
         price_per_gpu_hour=pg,
         lease_unit=lease_unit,
         gpus_per_node=gpn,
         min_term_hours=min_term,
-        network_gbps=raw.network_gbps,
+        network_gbps=gbps,
         interconnect=pick("interconnect", raw.interconnect, spec.interconnect),
-        rdma=raw.rdma,
+        rdma=rdma,
         setup_hours=setup,
         ops_hours=ops_hours,
         ops_per=ops_per,
-        overhead=Overhead(compute=float(compute), interconnect=float(inter), jitter=jitter),
+        overhead=overhead,
+        platform=platform,
+        tenancy=tenancy,
+        nic=nic,
         source=raw.source,
         as_of=raw.as_of,
         defaults_used=tuple(used),
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
     )
+
+
+def _overhead_default(platform: str, tenancy: str, nic: str, cat: Catalog) -> dict[str, Any]:
+    """The catalog's first `overheads` entry whose `match` fits (mode, tenancy, nic)."""
+    have = {"mode": platform, "tenancy": tenancy, "nic": nic}
+    for entry in cat.defaults["overheads"]:
+        if all(have.get(k) == v for k, v in entry["match"].items()):
+            return dict(entry)
+    raise KeyError((platform, tenancy, nic))  # the bundled table ends with catch-alls per mode
+
+
+def _as_range(v: Any) -> Range:
+    return Range(float(v[0]), float(v[1])) if isinstance(v, (list, tuple)) else Range(float(v), float(v))
+
+
+def _as_jitter(v: Any) -> Jitter:
+    if isinstance(v, JitterIn):
+        return Jitter("tail", v.median, v.p99)
+    if isinstance(v, dict):
+        return Jitter("tail", float(v["median"]), float(v["p99"]))
+    r = _as_range(v)
+    return Jitter("uniform", r.low, r.high)
+
+
+def _resolve_overhead(ov: OverheadIn | None, loc: tuple[Any, ...], platform: str, tenancy: str, nic: str,
+                      cat: Catalog, loc8: _Locator, used: list[str]) -> Overhead:
+    """Each overhead the offer states, else the catalog's default for (mode, tenancy, nic).
+
+    The flat `interconnect` fraction of version-1 files means what it meant: one fraction for the
+    GPU interconnect and the network alike, so it sets both intra_node and inter_node."""
+    d = _overhead_default(platform, tenancy, nic, cat)
+    if ov is not None and ov.interconnect is not None and (ov.intra_node is not None or ov.inter_node is not None):
+        raise loc8.error((*loc, "interconnect"), "give either interconnect or intra_node/inter_node, not both",
+                         "interconnect (the flat form) sets both intra_node and inter_node.")
+    given: dict[str, Any] = {}
+    if ov is not None:
+        given = {k: v for k, v in (("compute", ov.compute), ("intra_node", ov.intra_node),
+                                   ("inter_node", ov.inter_node), ("jitter", ov.jitter)) if v is not None}
+        if ov.interconnect is not None:
+            given["intra_node"] = given["inter_node"] = ov.interconnect
+    values: dict[str, Any] = {}
+    defaulted = False
+    for name in ("compute", "intra_node", "inter_node", "jitter"):
+        if name in given:
+            values[name] = given[name]
+        else:
+            defaulted = True
+            used.append(f"overhead.{name}")
+            values[name] = d[name]
+    return Overhead(compute=_as_range(values["compute"]), intra_node=_as_range(values["intra_node"]),
+                    inter_node=_as_range(values["inter_node"]), jitter=_as_jitter(values["jitter"]),
+                    source=" ".join(str(d.get("source", "")).split()) if defaulted else None,
+                    estimate=bool(d.get("estimate", False)) and defaulted)
 
 
 def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
@@ -454,6 +530,14 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
     if comm is None:
         used.append("communication")
         comm = float(kinds["communication"])
+    step = Step(w.step.compute_s, w.step.gradient_gb, w.step.overlap) if w.step is not None else None
+    speed: list[tuple[str, float]] = []
+    for gpu_name, factor in (w.speed or {}).items():
+        gpu_name = named.get(gpu_name) or _gpu_or_none(cat, gpu_name)
+        if gpu_name not in gpus_allowed:
+            raise loc8.error(("workloads", i, "speed", gpu_name), f"`{gpu_name}` is not one of this workload's GPUs",
+                             f"speed keys are GPUs from its `gpu:` list ({', '.join(gpus_allowed)}).")
+        speed.append((gpu_name, float(factor)))
     return Workload(
         id=w.id,
         kind=w.kind,
@@ -467,4 +551,8 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
         requires=frozenset(w.requires),
         window=w.window,
         defaults_used=tuple(used),
+        step=step,
+        data_wait=w.data_wait,
+        memory_gb=w.memory_gb,
+        speed=tuple(speed),
     )

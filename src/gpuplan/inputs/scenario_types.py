@@ -11,16 +11,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gpuplan.inputs.market import LeaseTerm, Market, MarketIn, TermIn
 
-Mode = Literal["bare-metal", "container"]
+Mode = Literal["bare-metal", "container"]  # how an offer is billed: a lease, or elastic
+Platform = Literal["bare-metal", "vm", "container"]  # how the platform behaves (issue 11)
+Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
+Nic = Literal["native", "passthrough", "sr-iov", "virtual"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
 Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
 PricePer = Literal["gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", "node-month"]
 InterconnectKind = Literal["nvlink", "hccs", "pcie", "none"]
 Rdma = Literal["none", "roce", "infiniband"]
+
+# Input limits (issue 14): past them a scenario is refused with exit 2 instead of running out of memory.
+MAX_WORKLOAD_GPUS = 100_000
+MAX_WORKLOADS = 10_000
 
 NonNeg = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
@@ -42,10 +49,54 @@ class PriceIn(_Strict):
         return v
 
 
+BandwidthFraction = Annotated[float, Field(gt=0, le=1)]
+ComputeOverhead = Annotated[float, Field(ge=-0.1, lt=1)]
+
+
+def _check_range(v: object) -> object:
+    if isinstance(v, tuple) and v[0] > v[1]:
+        raise ValueError(f"a range must be [low, high] with low <= high, got [{v[0]}, {v[1]}]")
+    return v
+
+
+class JitterIn(_Strict):
+    """Per-step slowdown of one worker from its neighbours: the median and the 99th percentile."""
+
+    median: Annotated[float, Field(ge=0, lt=1)]
+    p99: Annotated[float, Field(ge=0, lt=1)]
+
+    @model_validator(mode="after")
+    def _tail(self) -> JitterIn:
+        if self.p99 < self.median:
+            raise ValueError(f"p99 ({self.p99}) must be >= the median ({self.median})")
+        return self
+
+
 class OverheadIn(_Strict):
-    compute: Fraction | None = None
-    interconnect: Annotated[float, Field(gt=0, le=1)] | None = None
-    jitter: Fraction | tuple[Fraction, Fraction] | None = None
+    compute: ComputeOverhead | tuple[ComputeOverhead, ComputeOverhead] | None = None
+    interconnect: BandwidthFraction | None = None  # the flat form: one fraction for NVLink and network alike
+    intra_node: BandwidthFraction | tuple[BandwidthFraction, BandwidthFraction] | None = None
+    inter_node: BandwidthFraction | tuple[BandwidthFraction, BandwidthFraction] | None = None
+    jitter: Fraction | tuple[Fraction, Fraction] | JitterIn | None = None
+
+    @field_validator("compute", "intra_node", "inter_node", "jitter")
+    @classmethod
+    def _ordered(cls, v: object) -> object:
+        return _check_range(v)
+
+
+class NetworkIn(_Strict):
+    gbps: Annotated[float, Field(gt=0)] | None = None
+    rdma: Rdma | None = None
+    nic: Nic | None = None
+
+
+class StepIn(_Strict):
+    """One training step from first principles (communication from the all-reduce cost)."""
+
+    compute_s: Annotated[float, Field(gt=0)]
+    gradient_gb: Annotated[float, Field(ge=0)]
+    overlap: Annotated[float, Field(ge=0, le=1)] = 0.0
 
 
 class OfferIn(_Strict):
@@ -53,7 +104,8 @@ class OfferIn(_Strict):
     use: str | None = None
     provider: str | None = None
     gpu: str | None = None
-    mode: Mode | None = None
+    mode: Platform | None = None
+    tenancy: Tenancy | None = None
     price: PriceIn | None = None
     lease_unit: Literal["gpu", "node"] | None = None
     gpus_per_node: Annotated[int, Field(ge=1, le=64)] | None = None
@@ -61,6 +113,7 @@ class OfferIn(_Strict):
     network_gbps: Annotated[float, Field(gt=0)] | None = None
     interconnect: InterconnectKind | None = None
     rdma: Rdma | None = None
+    network: NetworkIn | None = None
     setup: str | None = None
     ops: str | None = None
     overhead: OverheadIn | None = None
@@ -73,12 +126,16 @@ class WorkloadIn(_Strict):
     id: str = Field(min_length=1)
     kind: Kind
     gpu: str | list[str]
-    gpus: Annotated[int, Field(ge=1)]
+    gpus: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
     days_per_week: Annotated[int, Field(ge=1, le=7)] = 7
     duration: str
     utilization: Annotated[float, Field(gt=0, le=1)] | None = None
     communication: Fraction | None = None
+    step: StepIn | None = None
+    data_wait: Fraction | None = None
+    memory_gb: Annotated[float, Field(gt=0)] | None = None
+    speed: dict[str, Annotated[float, Field(gt=0)]] | None = None
     requires: list[Requirement] = Field(default_factory=list)
     window: str | None = None
 
@@ -101,7 +158,7 @@ class ScenarioIn(_Strict):
     team: TeamIn = Field(default_factory=TeamIn)
     days_per_month: Annotated[float, Field(ge=28, le=31)] = 30.0
     offers: list[OfferIn] = Field(min_length=1)
-    workloads: list[WorkloadIn] = Field(min_length=1)
+    workloads: list[WorkloadIn] = Field(min_length=1, max_length=MAX_WORKLOADS)
     market: MarketIn | None = None  # horizon, price drifts, demand growth (`gpuplan commit`)
 
 
@@ -121,12 +178,35 @@ class Range:
 
 
 @dataclass(frozen=True)
-class Overhead:
-    """Platform effect against dedicated bare metal (see `perf.slowdown`)."""
+class Jitter:
+    """Per-step slowdown of one worker from its neighbours (see `perf.expected_max_jitter`).
 
-    compute: float
-    interconnect: float
-    jitter: tuple[float, float]
+    `uniform`: U(low, high), the flat `jitter: [lo, hi]` form. `tail`: a median and a p99, with an
+    exponential tail fitted through both."""
+
+    kind: Literal["uniform", "tail"]
+    low: float  # uniform: low; tail: median
+    high: float  # uniform: high; tail: p99
+
+    def as_json(self) -> dict[str, float] | list[float]:
+        if self.kind == "tail":
+            return {"median": self.low, "p99": self.high}
+        return [self.low, self.high]
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """Platform effect against dedicated bare metal (see `perf.slowdown`); each a range, mid used.
+
+    compute: fraction slower on pure compute; intra_node / inter_node: fraction of the NVLink/HCCS
+    and of the network bandwidth a job gets; jitter: per-step slowdown from neighbours."""
+
+    compute: Range
+    intra_node: Range
+    inter_node: Range
+    jitter: Jitter
+    source: str | None = None  # where the defaults came from (catalog entry), when any were used
+    estimate: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,6 +231,9 @@ class Offer:
     source: str | None = None
     as_of: str | None = None
     defaults_used: tuple[str, ...] = ()
+    platform: str = ""  # bare-metal | vm | container: how the platform behaves (mode: how it bills)
+    tenancy: str = "dedicated"
+    nic: str = "native"
     terms: tuple[LeaseTerm, ...] = ()  # the vendor's lease terms, when given (`gpuplan commit`)
 
 
@@ -168,10 +251,21 @@ class Workload:
     requires: frozenset[str]
     window: str | None = None
     defaults_used: tuple[str, ...] = ()
+    step: Step | None = None
+    data_wait: float | None = None
+    memory_gb: float | None = None
+    speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
 
     @property
     def duration_days(self) -> float:
         return self.duration_hours / 24
+
+
+@dataclass(frozen=True)
+class Step:
+    compute_s: float
+    gradient_gb: float
+    overlap: float
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -35,13 +36,20 @@ def _workload_json(adv: WorkloadAdvice, lang: str) -> dict[str, Any]:
         options.append({
             "offer": r.offer.id,
             "mode": r.offer.mode,
+            "platform": r.offer.platform,
+            "tenancy": r.offer.tenancy,
+            "gpu": r.offer.gpu,
             "feasible": r.feasible,
             "infeasible_reason": note_text(r.infeasible_reason, lang) if r.infeasible_reason else None,
             "cost": {"total": _r(c.total_mid), "low": _r(c.total_low), "high": _r(c.total_high),
                      "per_month": _r(c.per_month), "rental": _r(c.rental_mid), "ops": _r(c.ops),
                      "setup": _r(c.setup), "idle": _r(c.idle)},
             "time": {"wall_hours": _r(c.wall_hours), "gpu_hours_used": _r(c.gpu_hours_used),
-                     "gpu_hours_paid": _r(c.gpu_hours_paid), "slowdown": _r(c.slowdown.total, 4)},
+                     "gpu_hours_paid": _r(c.gpu_hours_paid), "slowdown": _r(c.slowdown.total, 4),
+                     "terms": {k: _r(v, 4) for k, v in dataclasses.asdict(c.slowdown.terms).items()},
+                     "bound": c.slowdown.bound,
+                     "gpu_speed": {"factor": _r(c.slowdown.gpu_speed_factor, 4),
+                                   "source": c.slowdown.speed_source}},
             "warnings": _warn(r.warnings, lang),
         })
     rec = None
@@ -143,10 +151,8 @@ def _explain(adv: WorkloadAdvice, result: Any, lang: str, console: Any) -> None:
     for r in adv.options:
         s = r.cost.slowdown
         o = r.offer
-        console.print("    " + t("compare.explain_slowdown", lang, offer=o.id, compute=s.compute,
-                                  comm=w.communication, inter=s.interconnect_effective, inter_term=s.interconnect,
-                                  n=w.gpus, lo=o.overhead.jitter[0], hi=o.overhead.jitter[1],
-                                  strag=s.straggler, total=s.total), markup=False)
+        for line in _explain_slowdown(w, o, s, lang):
+            console.print("    " + line, markup=False)
         c = r.cost
         if o.mode == "container":
             line = t("compare.explain_cost_ct", lang, offer=o.id, gpus=w.gpus, run=c.run_hours,
@@ -161,6 +167,46 @@ def _explain(adv: WorkloadAdvice, result: Any, lang: str, console: Any) -> None:
         if o.defaults_used:
             console.print("    " + t("compare.explain_defaults", lang, offer=o.id, fields=", ".join(o.defaults_used)),
                           markup=False)
+
+
+def _explain_slowdown(w: Any, o: Any, s: Any, lang: str) -> list[str]:
+    """The slowdown's terms with their inputs (`perf.slowdown`), one line each."""
+    tm, cm = s.terms, s.comm
+    lines = [t("compare.explain_slowdown", lang, offer=o.id, platform=t(f"compare.mode_{o.platform}", lang),
+               tenancy=t(f"compare.tenancy_{o.tenancy}", lang), nic=o.nic, compute=tm.compute,
+               intra=tm.intra_node, inter=tm.inter_node, strag=tm.straggler, data=tm.data, total=s.total,
+               bound=t(f"compare.bound_{s.bound}", lang))]
+    lines.append(t("compare.explain_compute", lang, share=1 - cm.share, oc=o.overhead.compute.mid, compute=tm.compute))
+    tcp = t("compare.explain_tcp", lang, tcp=cm.tcp_efficiency) if cm.tcp else ""
+    if cm.model == "none":
+        lines.append(t("compare.explain_comm_none", lang))
+    elif cm.model == "share":
+        lines.append(t("compare.explain_comm_share", lang, share=cm.share,
+                       binding=t(f"compare.binding_{cm.binding}", lang), bref=cm.bus_ref_gbs,
+                       boff=cm.bus_offer_gbs, fi=cm.intra_fraction, fe=cm.inter_fraction, tcp=tcp,
+                       nodes=cm.nodes, g=cm.gpus_per_node))
+    else:
+        st = w.step
+        lines.append(t("compare.explain_comm_step", lang, gb=st.gradient_gb, comm=cm.comm_s, bi=cm.b_intra_gbs,
+                       bn=cm.b_net_gbs, assumed=t("compare.explain_assumed", lang) if cm.network_assumed else "",
+                       overlap=st.overlap, cs=st.compute_s, step=cm.step_s, share=cm.share, fi=cm.intra_fraction,
+                       fe=cm.inter_fraction, tcp=tcp, nodes=cm.nodes, g=cm.gpus_per_node))
+    j = o.overhead.jitter
+    if j.kind == "uniform":
+        lines.append(t("compare.explain_jitter_uniform", lang, n=w.gpus, lo=j.low, hi=j.high, strag=tm.straggler))
+    else:
+        lines.append(t("compare.explain_jitter_tail", lang, n=w.gpus, m=j.low, q=j.high, strag=tm.straggler))
+    if s.data_wait > 0:
+        lines.append(t("compare.explain_data", lang, d=s.data_wait, keep=1 - s.data_wait, platform=s.platform,
+                       total=s.total))
+    if s.speed_source != "same-gpu":
+        lines.append(t("compare.explain_speed", lang, factor=s.gpu_speed_factor, ref=w.gpus_allowed[0],
+                       source=s.speed_source))
+    if o.overhead.source:
+        lines.append(t("compare.explain_overhead_source", lang, platform=o.platform, tenancy=o.tenancy, nic=o.nic,
+                       estimate=t("compare.explain_estimate", lang) if o.overhead.estimate else "",
+                       source=o.overhead.source))
+    return lines
 
 
 def compare_markdown(result: Any, lang: str) -> str:
