@@ -102,16 +102,50 @@ def catalog_cmd(
         for n in notes:
             typer.echo(f"\nNote: {n}")
         return
+    _print_table(rows, cols, notes)
+
+
+def _print_table(rows: list[dict[str, Any]], cols: list[str], notes: list[str]) -> None:
+    """The table fitted to the terminal: the long `source` texts move to a numbered legend below it,
+    and a narrow terminal gets fewer columns (`id` over `name`, ...) rather than words cut in pieces."""
     from rich.table import Table
 
-    table = Table(show_lines=False)
-    for c in cols:
-        table.add_column(c, overflow="fold")
+    from gpuplan.render.fit import add_columns, fits
+
+    out = console()
+    legend: dict[str, int] = {}
     for r in rows:
-        table.add_row(*(str(r.get(c, "")) for c in cols))
-    console().print(table)
+        legend.setdefault(str(r.get("source", "")), len(legend) + 1)
+    text = {c: [("" if r.get(c) is None else str(r.get(c))) for r in rows] for c in cols if c != "source"}
+    text["source"] = [f"[{legend[str(r.get('source', ''))]}]" for r in rows]
+    shown = [c for c in cols if c != "source"] + ["source"]
+    layouts = [[(c,) for c in shown]]
+    # narrow: pairs of columns share one, the second key on a second line
+    pairs = {"id": "name", "as_of": "interconnect"} if "name" in shown else {"id": "provider", "gpu": "mode"}
+    narrow: list[tuple[str, ...]] = []
+    for c in shown:
+        if c in pairs.values():
+            continue
+        narrow.append((c, pairs[c]) if c in pairs and pairs[c] in shown else (c,))
+    layouts.append(narrow)
+    for layout in layouts:
+        headers = ["\n".join(_LABELS.get(k, k) for k in group) for group in layout]
+        cells = [["\n".join(text[k][i] for k in group) for group in layout] for i in range(len(rows))]
+        numeric = [group[0] in _NUMERIC for group in layout]
+        if fits(headers, cells, numeric, out.width):
+            break
+    table = Table(show_lines=len(layout) < len(shown))
+    add_columns(table, headers, cells, numeric, out.width)
+    out.print(table)
+    for source, n in legend.items():
+        out.print(f"[{n}] {source}", markup=False, highlight=False)
     for n in notes:
-        console().print(f"Note: {n}")
+        out.print(f"Note: {n}", markup=False)
+
+
+_NUMERIC = frozenset({"memory_gb", "hbm_tbs", "bf16_tflops", "gpu_gpu_gbs", "source"})
+_LABELS = {"memory_gb": "memory GB", "hbm_tbs": "HBM TB/s", "bf16_tflops": "BF16 TFLOPS",
+           "gpu_gpu_gbs": "GPU-GPU GB/s", "min_term": "min term", "as_of": "as of", "source": "src"}
 
 
 def _offer_gpu(cat: Any, offer: dict[str, Any]) -> str | None:

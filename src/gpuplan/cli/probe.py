@@ -34,5 +34,5 @@ def probe(
         typer.echo(render_markdown(doc, lang.value), nl=False)
     else:
         out = console()
-        for item in render_table(doc, lang.value):
+        for item in render_table(doc, lang.value, width=out.width):
             out.print(item)

@@ -48,12 +48,12 @@ def _host_rows(doc: dict[str, Any], lang: str) -> list[tuple[str, str]]:
          t("probe.detected_with", lang, name=v["hypervisor"] or "?") if v["detected"] else _fmt(False, lang)),
         (t("probe.cpu", lang), t("probe.cpu_value", lang, model=_fmt(cpu["model"], lang),
                                  cpus=_fmt(cpu["logical_cpus"], lang))),
-        (t("probe.memory", lang), f"{_fmt(host['memory_gb'], lang)} GB"),
+        (t("probe.memory", lang), f"{_fmt(host['memory_gb'], lang)} GiB"),
     ]
     if lim["version"]:
         unl = t("probe.unlimited", lang)
         cpu_s = t("probe.cores", lang, n=f"{lim['cpu_cores']:g}") if lim["cpu_cores"] else unl
-        mem_s = f"{lim['memory_gb']:g} GB" if lim["memory_gb"] else unl
+        mem_s = f"{lim['memory_gb']:g} GiB" if lim["memory_gb"] else unl
         rows.append((t("probe.cgroup_limits", lang),
                      t("probe.cgroup_value", lang, version=lim["version"], cpu=cpu_s, mem=mem_s)))
     peer = host.get("gpudirect_rdma", {}).get("peermem_loaded")
@@ -119,17 +119,18 @@ def _no_gpu_note(doc: dict[str, Any], lang: str) -> str:
     return t("probe.no_gpus", lang, why=why)
 
 
-def render_table(doc: dict[str, Any], lang: str) -> list[Any]:
-    """Rich renderables, top to bottom."""
+def render_table(doc: dict[str, Any], lang: str, width: int = 100) -> list[Any]:
+    """Rich renderables, top to bottom, each table fitted to `width` columns (numbers never cut)."""
     from rich.table import Table
     from rich.text import Text
 
+    from gpuplan.render.fit import add_columns
+
     out: list[Any] = []
     host = Table(title=t("probe.section_host", lang), show_header=False, title_justify="left")
-    host.add_column(style="bold")
-    host.add_column()
-    for k, v in _host_rows(doc, lang):
-        host.add_row(Text(k), Text(v))
+    host_rows = [list(r) for r in _host_rows(doc, lang)]
+    add_columns(host, ["", ""], host_rows, [False, False], width)
+    host.columns[0].style = "bold"
     out.append(host)
     ev = _evidence(doc)
     if ev:
@@ -137,38 +138,33 @@ def render_table(doc: dict[str, Any], lang: str) -> list[Any]:
         out.extend(Text(f"  - {e}") for e in ev)
     if doc["gpus"]:
         g = Table(title=t("probe.section_gpus", lang), title_justify="left")
-        for key in ("col_index", "col_model", "col_catalog", "col_memory", "col_nvlink", "col_pcie",
-                    "col_mig", "col_procs"):
-            g.add_column(t(f"probe.{key}", lang))
-        for row in _gpu_rows(doc, lang):
-            g.add_row(*(Text(x) for x in row))
+        keys = ("col_index", "col_model", "col_catalog", "col_memory", "col_nvlink", "col_pcie", "col_mig",
+                "col_procs")
+        add_columns(g, [t(f"probe.{key}", lang) for key in keys], _gpu_rows(doc, lang),
+                    [key in ("col_index", "col_memory", "col_procs") for key in keys], width)
         out.append(g)
     else:
         out.append(Text(_no_gpu_note(doc, lang)))
     n = Table(title=t("probe.section_network", lang), title_justify="left")
-    for key in ("col_name", "col_speed", "col_rdma"):
-        n.add_column(t(f"probe.{key}", lang))
-    for row in _net_rows(doc, lang):
-        n.add_row(*(Text(x) for x in row))
+    add_columns(n, [t(f"probe.{key}", lang) for key in ("col_name", "col_speed", "col_rdma")], _net_rows(doc, lang),
+                [False, True, False], width)
     out.append(n)
     note = _bench_note(doc, lang)
     rows = _bench_rows(doc, lang)
     if rows:
         b = Table(title=t("probe.section_bench", lang), caption=Text(note) if note else None,
                   title_justify="left")
-        for key in ("col_figure", "col_value", "col_spec", "col_ratio"):
-            b.add_column(t(f"probe.{key}", lang), justify="left" if key == "col_figure" else "right")
-        for row in rows:
-            b.add_row(*(Text(x) for x in row))
+        add_columns(b, [t(f"probe.{key}", lang) for key in ("col_figure", "col_value", "col_spec", "col_ratio")],
+                    rows, [False, True, True, True], width)
         out.append(b)
     elif note:
         out.append(Text(f"{t('probe.section_bench', lang)}: {note}"))  # Text: no markup parsing
     c = Table(title=t("probe.section_checks", lang), title_justify="left")
-    for key in ("col_status", "col_check", "col_detail"):
-        c.add_column(t(f"probe.{key}", lang))
-    for chk in doc["checks"]:
-        c.add_row(Text(t(f"probe.status.{chk['status']}", lang), style=_STATUS_STYLE[chk["status"]]),
-                  Text(check_label(chk["id"], lang)), Text(chk["detail"]))
+    add_columns(c, [t(f"probe.{key}", lang) for key in ("col_status", "col_check", "col_detail")],
+                [[t(f"probe.status.{chk['status']}", lang), check_label(chk["id"], lang), chk["detail"]]
+                 for chk in doc["checks"]], [False, False, False], width)
+    for row, chk in zip(c.rows, doc["checks"], strict=True):
+        row.style = _STATUS_STYLE[chk["status"]]
     out.append(c)
     return out
 

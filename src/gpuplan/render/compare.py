@@ -79,8 +79,62 @@ def _money(x: float) -> str:
     return f"{x:,.0f}"
 
 
-def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -> None:
+# Table layouts, widest first; `a/b` is one column with b on a second line (the narrow layouts).
+_LAYOUTS: tuple[tuple[str, ...], ...] = (
+    ("offer", "mode", "total", "range", "per_month", "rental", "ops", "setup", "idle", "wall", "slowdown"),
+    ("offer", "mode", "total", "range", "per_month", "idle", "wall", "slowdown"),
+    ("offer/mode", "total/range", "per_month", "idle", "wall/slowdown"),
+    ("offer/mode", "total/range", "per_month", "wall/slowdown"),
+)
+_TEXT_COLS = frozenset({"offer", "mode"})
+
+
+def _options_table(adv: WorkloadAdvice, title: str, lang: str, width: int) -> Any:
+    """The options of one workload: the widest layout that fits `width`; numbers are never cut (ids are
+    shortened in the middle when even the narrowest layout is too wide: the JSON has them whole)."""
     from rich.table import Table
+
+    from gpuplan.render.fit import add_columns, cell_width, fits, middle, table_width
+
+    rec = adv.recommendation
+    cells = []
+    for r in adv.options:
+        c = r.cost
+        star = "★ " if rec and rec.offer == r.offer.id else ("✗ " if not r.feasible else "  ")
+        cells.append({
+            "offer": star + r.offer.id, "mode": t(f"compare.mode_{r.offer.mode}", lang),
+            "total": _money(c.total_mid), "range": f"{_money(c.total_low)}–{_money(c.total_high)}",
+            "per_month": _money(c.per_month), "rental": _money(c.rental_mid), "ops": _money(c.ops),
+            "setup": _money(c.setup), "idle": _money(c.idle),
+            "wall": t("compare.days", lang, d=c.wall_hours / 24), "slowdown": f"{c.slowdown.total:.3f}",
+        })
+
+    def build(layout: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
+        heads = ["\n".join(t(f"compare.{k}", lang) for k in col.split("/")) for col in layout]
+        rows = [["\n".join(cell[k] for k in col.split("/")) for col in layout] for cell in cells]
+        return heads, rows
+
+    layout = _LAYOUTS[-1]
+    for candidate in _LAYOUTS:
+        heads, rows = build(candidate)
+        if table_width(heads, rows) <= width:
+            layout = candidate
+            break
+    heads, rows = build(layout)
+    numeric = [col.split("/")[0] not in _TEXT_COLS for col in layout]
+    if not fits(heads, rows, numeric, width):  # still too wide: shorten the offer ids in the middle
+        over = table_width(heads, rows) - width
+        first = max(cell_width(r[0].split("\n")[0]) for r in rows)
+        keep = max(8, first - over)
+        rows = [["\n".join([middle(r[0].split("\n")[0], keep)] + r[0].split("\n")[1:])] + r[1:] for r in rows]
+    table = Table(title=title, title_justify="left", title_style="bold cyan", show_lines=len(layout) < 6)
+    add_columns(table, heads, rows, numeric, width)
+    for row, r in zip(table.rows, adv.options, strict=True):
+        row.style = "bold green" if rec and rec.offer == r.offer.id else ("dim" if not r.feasible else None)
+    return table
+
+
+def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -> None:
     from rich.text import Text
 
     cur = result.scenario.currency
@@ -90,28 +144,7 @@ def compare_table(result: Any, lang: str, console: Any, explain: bool = False) -
         rec = adv.recommendation
         kind = t(f"compare.kind_{adv.workload.kind}", lang)
         title = f"{adv.workload.id}  ({kind}, {adv.workload.gpus} × {'/'.join(adv.workload.gpus_allowed)})"
-        table = Table(title=title, title_justify="left", title_style="bold cyan", show_lines=False)
-        # Narrow terminals get the essential columns; the breakdown is in --explain, markdown and JSON.
-        wide = console.width >= 130
-        cols = ["offer", "mode", "total", "range", "per_month"]
-        cols += ["rental", "ops", "setup"] if wide else []
-        cols += ["idle", "wall", "slowdown"]
-        for col in cols:
-            table.add_column(t(f"compare.{col}", lang), justify="left" if col in ("offer", "mode") else "right",
-                             no_wrap=col != "mode")
-        for r in adv.options:
-            c = r.cost
-            star = "★ " if rec and rec.offer == r.offer.id else ("✗ " if not r.feasible else "  ")
-            style = "bold green" if rec and rec.offer == r.offer.id else ("dim" if not r.feasible else None)
-            cells = {
-                "offer": star + r.offer.id, "mode": t(f"compare.mode_{r.offer.mode}", lang),
-                "total": _money(c.total_mid), "range": f"{_money(c.total_low)}–{_money(c.total_high)}",
-                "per_month": _money(c.per_month), "rental": _money(c.rental_mid), "ops": _money(c.ops),
-                "setup": _money(c.setup), "idle": _money(c.idle),
-                "wall": t("compare.days", lang, d=c.wall_hours / 24), "slowdown": f"{c.slowdown.total:.3f}",
-            }
-            table.add_row(*(cells[col] for col in cols), style=style)
-        console.print(table)
+        console.print(_options_table(adv, title, lang, console.width))
         if rec is None:
             console.print(f"  [bold red]{t('compare.verdict', lang)}:[/] {t('compare.no_verdict', lang)}")
         else:

@@ -38,8 +38,15 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
                        sd=p.container_slowdown_elastic, total=c.elastic or 0.0))
     if c.setup:
         lines.append(t("plan.sum_setup", lang, total=c.setup))
-    lines.append(t("plan.sum_total", lang, total=c.hybrid or 0.0, currency=cur))
+    lines.append(t("plan.sum_total_gpu", lang, gpu=p.gpu, total=c.hybrid or 0.0, currency=cur))
     return lines
+
+
+def _grand_total(doc: PlanDoc, lang: str) -> list[str]:
+    """The plan's total over every GPU's pool (the per-GPU lines name their GPU)."""
+    if len(doc.pools) < 2:
+        return []
+    return [t("plan.sum_total", lang, total=doc.cost_per_month.hybrid or 0.0, currency=doc.currency)]
 
 
 def _horizon(doc: PlanDoc, lang: str) -> str:
@@ -58,32 +65,39 @@ def _offers(p: PlanPool) -> str:
 def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> None:
     from rich.table import Table
 
+    from gpuplan.render.fit import add_columns
+
     cur = doc.currency
     console.print(f"[bold]{t('plan.title', lang, scenario=doc.scenario or '')}[/]")
     console.print(_horizon(doc, lang), markup=False)
     table = Table(title=t("plan.pools", lang), title_justify="left", title_style="bold cyan")
-    for col in ("gpu", "leased", "offers", "peak", "mean", "util", "hybrid"):
-        table.add_column(t(f"plan.col_{col}", lang), justify="left" if col in ("gpu", "offers") else "right")
+    cols = ("gpu", "leased", "offers", "peak", "mean", "util", "hybrid")
+    rows = []
     for p in doc.pools:
-        nodes = t("plan.nodes", lang, n=p.nodes) if p.offer_bare_metal and p.lease_unit == "node" else ""
-        table.add_row(p.gpu, f"{p.reserved_gpus}{nodes}", _offers(p), f"{p.demand.peak:.1f}", f"{p.demand.mean:.2f}",
-                      f"{p.reserved_utilization or 0.0:.0%}", _m(p.cost_per_month.hybrid))
+        nodes = ""
+        if p.offer_bare_metal and p.lease_unit == "node":
+            nodes = t("plan.nodes_one" if p.nodes == 1 else "plan.nodes", lang, n=p.nodes)
+        rows.append([p.gpu, f"{p.reserved_gpus}{nodes}", _offers(p), f"{p.demand.peak:.1f}", f"{p.demand.mean:.2f}",
+                     f"{p.reserved_utilization or 0.0:.0%}", _m(p.cost_per_month.hybrid)])
+    add_columns(table, [t(f"plan.col_{col}", lang) for col in cols], rows,
+                [col not in ("gpu", "offers", "leased") for col in cols], console.width)
     console.print(table)
     cmp = Table(title=t("plan.per_month", lang, currency=cur), title_justify="left", title_style="bold cyan")
-    for col in ("hybrid", "range", "all_bm", "all_ct"):
-        cmp.add_column(t(f"plan.cmp_{col}", lang), justify="right")
     c = doc.cost_per_month
-    cmp.add_row(_m(c.hybrid), f"{_m(c.hybrid_low)}–{_m(c.hybrid_high)}", _m(c.all_bare_metal), _m(c.all_container),
-                style="bold")
+    add_columns(cmp, [t(f"plan.cmp_{col}", lang) for col in ("hybrid", "range", "all_bm", "all_ct")],
+                [[_m(c.hybrid), f"{_m(c.hybrid_low)}–{_m(c.hybrid_high)}", _m(c.all_bare_metal), _m(c.all_container)]],
+                [True] * 4, console.width)
+    cmp.rows[0].style = "bold"
     console.print(cmp)
     for p in doc.pools:
         for line in _sum_lines(doc, p, lang):
             console.print("  " + line, markup=False)
+    for line in _grand_total(doc, lang):
+        console.print("  " + line, markup=False)
     at = Table(title=t("plan.assignments", lang), title_justify="left", title_style="bold cyan")
-    for col in ("workload", "placement", "reason"):
-        at.add_column(t(f"plan.col_{col}", lang))
-    for a in doc.assignments:
-        at.add_row(a.workload, t(f"plan.place_{a.placement}", lang), a.reason)
+    add_columns(at, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
+                [[a.workload, t(f"plan.place_{a.placement}", lang), a.reason] for a in doc.assignments], [False] * 3,
+                console.width)
     console.print(at)
     if explain:
         for line in explain_lines(doc, lang):
@@ -127,6 +141,7 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
             f"{_m(c.all_container)} |", ""]
     for p in doc.pools:
         out += [f"- {line}" for line in _sum_lines(doc, p, lang)]
+    out += [f"- **{line}**" for line in _grand_total(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
     out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {a.reason}" for a in doc.assignments]
     out += ["", "```", *explain_lines(doc, lang), "```", ""]

@@ -182,7 +182,7 @@ def render_table(
         rows = [[row[i] for i in idx] for row in rows]
     table = Table(title=t("title"), title_justify="left")
     headers = [t(k, currency=currency) if "{currency}" in _t(f"simulate.{k}", lang) else t(k) for k in keys]
-    add_columns(table, headers, rows, [True] * len(keys))
+    add_columns(table, headers, rows, [True] * len(keys), width)
     items: list[Any] = [Text(line) for line in _lines(meta, results, lang)] + [table]
     recs = recommendation_lines(d, lang)
     items += [Text(("* " if i == 0 and rec else "") + line) for i, line in enumerate(recs)]

@@ -281,21 +281,37 @@ def _node_rows(res: AuditResult) -> list[list[str]]:
 
 
 def render_table(res: AuditResult, lang: str, explain: bool, console: Any) -> None:
+    """The GPU and node tables fitted to the console: when the GPU table does not fit, the evidence
+    moves below it (one line per GPU), then node and GPU share a column; numbers are never cut."""
     from rich.table import Table
 
-    if not console.is_terminal:  # a pipe or a file: do not squeeze the table into 80 columns
-        console.width = max(console.width, 170)
-    table = Table(title=t("audit.title", lang), show_lines=False)
-    for i, h in enumerate(_gpu_head(lang)):
-        table.add_column(h, overflow="fold", no_wrap=i < 9)
-    for row in _gpu_rows(res, lang):
-        table.add_row(*row)
+    from gpuplan.render.fit import add_columns, fits
+
+    head, rows = _gpu_head(lang), _gpu_rows(res, lang)
+    numeric = [False, False, True, True, True, True, True, True, False, False]
+    evidence_below = False
+    layouts = ("all", "no_evidence", "node_gpu")
+    for layout in layouts:
+        h, r, num = head, rows, numeric
+        if layout != "all":
+            h, r, num = h[:-1], [x[:-1] for x in r], num[:-1]
+        if layout == "node_gpu":
+            h = [f"{h[0]}\n{h[1]}"] + h[2:]
+            r = [[f"{x[0]}\n{x[1]}"] + x[2:] for x in r]
+            num = [False] + num[2:]
+        if fits(h, r, num, console.width) or layout == layouts[-1]:
+            evidence_below = layout != "all"
+            break
+    table = Table(title=t("audit.title", lang), show_lines=layout == "node_gpu")
+    add_columns(table, h, r, num, console.width)
     console.print(table)
+    if evidence_below:
+        console.print(f"{head[-1]}:", markup=False)
+        for row in rows:
+            console.print(f"  {row[0]}/{row[1]}: {row[-1]}", markup=False)
     nodes = Table(title=t("audit.nodes_title", lang))
-    for h in _node_head(res, lang):
-        nodes.add_column(h)
-    for row in _node_rows(res):
-        nodes.add_row(*row)
+    node_head = _node_head(res, lang)
+    add_columns(nodes, node_head, _node_rows(res), [i > 0 for i in range(len(node_head))], console.width)
     console.print(nodes)
     console.print(f"[bold]{t('audit.fleet_title', lang)}[/]")
     for line in lines(res, lang, explain):
