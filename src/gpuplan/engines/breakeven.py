@@ -19,6 +19,7 @@ bracket to plain bisection. No root-finder library is loaded.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -38,26 +39,69 @@ BISECT_XTOL = 1e-10
 Fn = Callable[[float], float]
 
 
-def first_crossing(f: Fn, grid: list[float], breakpoints: Iterable[float] = ()) -> float | None:
+def first_crossing(
+    f: Fn, grid: list[float], breakpoints: Iterable[float] = (), *, complete: bool = False
+) -> float | None:
     """The x of the first sign change of f over `grid` (a grid point where f is 0 counts), solved
-    exactly on the linear piece that holds it; None when f keeps its sign over the grid."""
-    prev_x, prev_y = grid[0], f(grid[0])
-    if prev_y == 0:
-        return prev_x
+    exactly on the linear piece that holds it; None when f keeps its sign over the grid.
+
+    `complete`: f is linear between `breakpoints` (no other bend or jump), so a run of grid points
+    with no breakpoint among them is one line: its ends decide whether and where it crosses zero,
+    and of the points inside only one is evaluated, to check the run is one line (a cost term this
+    module does not know of sends the run back to point by point)."""
     bps = sorted(breakpoints)
-    for x in grid[1:]:
-        y = f(x)
-        if y == 0:
-            return x
-        if (prev_y < 0) != (y < 0):
-            return solve_bracket(f, prev_x, prev_y, x, y, [b for b in bps if prev_x < b < x])
-        prev_x, prev_y = x, y
+    x0, y0 = grid[0], f(grid[0])
+    if y0 == 0:
+        return x0
+    i, n = 0, len(grid)
+    while i < n - 1:
+        j = i + 1
+        if complete:  # extend the run while no breakpoint lies strictly inside it
+            while j + 1 < n and not _any_between(bps, grid[i], grid[j]):
+                j += 1
+            if _any_between(bps, grid[i], grid[j]) and j > i + 1:
+                j -= 1
+        x1, y1 = grid[j], f(grid[j])
+        if j > i + 2:  # a long run: check it is one line at a point inside, else go point by point
+            m = (i + j) // 2
+            ym = f(grid[m])
+            line = y0 + (y1 - y0) * (grid[m] - x0) / (x1 - x0)
+            if abs(ym - line) > REL_TOL * max(abs(y0), abs(y1), 1.0):
+                j, x1, y1 = i + 1, grid[i + 1], f(grid[i + 1])
+        if y1 == 0 and j == i + 1:
+            return x1
+        if (y0 < 0) != (y1 < 0) or y1 == 0:
+            if j == i + 1:
+                return solve_bracket(f, x0, y0, x1, y1, [b for b in bps if x0 < b < x1])
+            r = _line_root(f, x0, y0, x1, y1, grid[i : j + 1])
+            if r is not None:
+                return r
+            return first_crossing(f, grid[i : j + 1], bps)  # not one line after all: point by point
+        i, x0, y0 = j, x1, y1
     return None
+
+
+def _any_between(bps: list[float], a: float, b: float) -> bool:
+    k = bisect.bisect_right(bps, a)
+    return k < len(bps) and bps[k] < b
+
+
+def _line_root(f: Fn, a: float, fa: float, b: float, fb: float, points: list[float]) -> float | None:
+    """The zero of the line through (a, fa), (b, fb), checked on f; a grid point where it lies, if any."""
+    r = a - fa * (b - a) / (fb - fa)
+    for x in points:  # the old scan returned a grid point where f was exactly 0
+        if x == r:
+            return x
+    return r if abs(f(r)) <= REL_TOL * max(abs(fa), abs(fb), 1.0) else None
 
 
 def solve_bracket(f: Fn, a: float, fa: float, b: float, fb: float, inner: list[float]) -> float:
     """A root of f in [a, b] where f(a) and f(b) differ in sign; f is linear between consecutive
     `inner` breakpoints (sorted, inside (a, b))."""
+    if inner:  # most named breakpoints are only candidates: try the whole bracket as one line first
+        r = _line_root(f, a, fa, b, fb, [])
+        if r is not None and a <= r <= b:
+            return r
     p, fp, q = a, fa, b
     for x in inner:  # the first piece whose ends differ in sign
         y = f(x)
@@ -167,7 +211,7 @@ def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalo
     kinks = [x for o in (ct, bm) for x in hours_breakpoints(
         _stretch(w, o, s, cat), act, w.days_per_week, w.duration_hours, o.min_term_hours, o.setup_hours,
         HOURS_GRID[0], HOURS_GRID[-1])]
-    return first_crossing(diff, HOURS_GRID, kinks)
+    return first_crossing(diff, HOURS_GRID, kinks, complete=True)
 
 
 def flip_duration(w: Workload, winner: Offer, runner: Offer, s: Scenario, cat: Catalog) -> float | None:
@@ -178,7 +222,9 @@ def flip_duration(w: Workload, winner: Offer, runner: Offer, s: Scenario, cat: C
                 - option_cost(w, winner, s, cat, duration_hours=d).decision)
 
     grid = duration_grid(max(w.duration_hours * 4, 24 * 365.0))
-    kinks = [x for o in (winner, runner) for x in duration_breakpoints(
-        _stretch(w, o, s, cat), w.hours_per_day, w.days_per_week, o.min_term_hours, o.setup_hours,
-        grid[0], grid[-1])]
-    return first_crossing(diff, grid, kinks)
+    stretch = [_stretch(w, o, s, cat) for o in (winner, runner)]
+    kinks = [x for o, st in zip((winner, runner), stretch, strict=True) for x in duration_breakpoints(
+        st, w.hours_per_day, w.days_per_week, o.min_term_hours, o.setup_hours, grid[0], grid[-1])]
+    # days of at most 24 h of stretched work: the week boundaries and the min terms are every bend
+    complete = all(w.hours_per_day * st <= 24 for st in stretch)
+    return first_crossing(diff, grid, kinks, complete=complete)
