@@ -24,6 +24,7 @@ from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
     from gpuplan.contracts.plan import PlanResult as PlanDoc
+    from gpuplan.contracts.audit import AuditResult as AuditDoc
     from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
     from gpuplan.engines.planner import PlanResult
     from gpuplan.engines.pricing import PoolPricing
@@ -440,11 +441,18 @@ class AuditReport:
             return None
         return {"file": str(demand_file), "mode": self.demand.mode, "rows": self.demand.rows}
 
-    def to_json(self, demand_file: str | Path | None = None) -> dict[str, Any]:
-        """What `audit -o json` prints (`demand_file`: where the caller wrote `demand.csv`)."""
-        from gpuplan.telemetry.report import to_json
+    def document(self, demand_file: str | Path | None = None) -> AuditDoc:
+        """The `gpuplan.audit/1` contract every audit renderer reads (`demand_file`: where the caller
+        wrote `demand.csv`)."""
+        from gpuplan.telemetry.document import audit_document
 
-        return to_json(self.result, self.demand_info(demand_file))
+        return audit_document(self.result, self.demand_info(demand_file))
+
+    def to_json(self, demand_file: str | Path | None = None) -> dict[str, Any]:
+        """What `audit -o json` prints: the contract as JSON."""
+        from gpuplan.telemetry.document import document_json
+
+        return document_json(self.document(demand_file))
 
 
 def parse_time(text: str, now: float, field: str) -> float:

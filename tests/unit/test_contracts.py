@@ -212,7 +212,7 @@ def test_probe_documents_validate(tmp_path: Path) -> None:
 
 def test_audit_without_price_and_without_timestamps_validates(tmp_path: Path) -> None:
     from gpuplan.telemetry import Collector, analyze, read_into
-    from gpuplan.telemetry.report import to_json
+    from gpuplan.telemetry.document import to_json
 
     col = Collector()
     read_into([write_nvsmi(tmp_path / "n1.csv")], col)

@@ -19,7 +19,7 @@ from telemetry_truth import write_logs
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry import Collector, analyze, demand_curve, read_into
 from gpuplan.telemetry import nvsmi as nvsmi_mod
-from gpuplan.telemetry.report import to_json
+from gpuplan.telemetry.document import to_json
 from gpuplan.telemetry.stream import (
     BUSY_CUT,
     GAP_FACTOR,

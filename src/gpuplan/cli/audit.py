@@ -93,13 +93,13 @@ def audit(
         demand_mode=demand_mode if demand_out is not None else None,
         gpu_type=gpu_type,
     )
-    result = report.result
     demand_info = None
     if demand_out is not None and report.demand is not None:
         demand_out.write_text(report.demand.csv, encoding="utf-8")
         demand_info = report.demand_info(demand_out)
 
     lg = lang.value
+    doc = report.document(demand_out)  # the gpuplan.audit/1 contract: what every renderer reads
     if html is not None:
         from gpuplan.render.html import write_report
 
@@ -110,9 +110,9 @@ def audit(
     if output == OutputFormat.markdown:
         import sys
 
-        sys.stdout.write(render_markdown(result, lg, explain))
+        sys.stdout.write(render_markdown(doc, lg, explain))
     else:
-        render_table(result, lg, explain, console())
+        render_table(doc, lg, explain, console())
     if demand_info is not None:
         from gpuplan.i18n import t
 

@@ -1,4 +1,5 @@
-"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (assembled by `telemetry.report.to_json`).
+"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (built by `telemetry.document`; every audit
+renderer reads it).
 
 Shares and utilisation are ratios 0..1; hours are GPU-hours observed; money is null without a price
 (`--price` or `--offer`).
@@ -67,6 +68,10 @@ class Evidence(Record):
     )
     other_metrics: dict[str, float] | None = Field(
         default=None, description="Means of further metrics in the data (e.g. memory activity), when any."
+    )
+    fed_util: float | None = Field(
+        default=None,
+        description="Starved GPUs: mean utilisation while busy (>= 70%), what the GPU does when fed.",
     )
 
 
@@ -137,6 +142,12 @@ class Fleet(Record):
     price_low: float | None
     price_high: float | None
     rule_70: Rule70
+    cost_low: float | None = Field(
+        default=None, description="Observed GPU-hours x price_low; present when the price is a range."
+    )
+    cost_high: float | None = Field(
+        default=None, description="Observed GPU-hours x price_high; present when the price is a range."
+    )
 
 
 class AuditDemand(Record):

@@ -30,21 +30,28 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.constants import BUSY_CLASS_MEAN, IDLE_UTILIZATION_BELOW, UTILIZATION_THRESHOLD
+from gpuplan.telemetry.rules import (
+    BUSY_FROM,
+    CLASS_BUSY_MEAN,
+    CLASS_IDLE_MEAN,
+    CLASSES,
+    GAP_FACTOR,
+    IDLE_BELOW,
+    MIN_GAP_S,
+    MIXED_MIN_RUN_H,
+    NEAR_IDLE_BELOW,
+    RULE_70,
+    STARVED_MAX_MEAN,
+    STARVED_MAX_RUN_MIN,
+    STARVED_MIN_SWITCHES,
+    STARVED_SWITCHES_PER_HOUR,
+    rules,
+)
 from gpuplan.telemetry.samples import Samples
-from gpuplan.telemetry.stream import BUSY_FROM, GAP_FACTOR, IDLE_BELOW, MIN_GAP_S, NEAR_IDLE_BELOW
 
-# Class thresholds on a GPU's mean (see gpuplan.constants for why each figure): idle is the same 5% as
-# an idle sample; the starved ceiling and the 70% rule are the article's threshold, as is BUSY_FROM.
-CLASS_BUSY_MEAN = BUSY_CLASS_MEAN
-CLASS_IDLE_MEAN = IDLE_UTILIZATION_BELOW
-STARVED_MAX_MEAN = UTILIZATION_THRESHOLD
-STARVED_MIN_SWITCHES = 6
-STARVED_SWITCHES_PER_HOUR = 2.0
-STARVED_MAX_RUN_MIN = 10.0
-MIXED_MIN_RUN_H = 0.5
-RULE_70 = UTILIZATION_THRESHOLD
-CLASSES = ("busy", "idle", "starved", "mixed", "partial")
+__all__ = ["BUSY_FROM", "CLASSES", "GAP_FACTOR", "IDLE_BELOW", "MIN_GAP_S", "RULE_70", "AuditResult", "Price",
+           "analyze", "rules", "timeline_bins"]
+
 TIMELINE_MAX_BINS = 24 * 60
 TIMELINE_BIN_HOURS = (1, 2, 4, 6, 12, 24, 48, 168)  # then 2, 4, 8, ... weeks
 
@@ -321,22 +328,3 @@ def _classify(
     if interval_s >= 30 and STARVED_MAX_MEAN > mean >= NEAR_IDLE_BELOW:
         ev["note"] = "coarse_interval"  # a sawtooth faster than the sampling interval averages out
     return "partial", ev
-
-
-def rules() -> dict[str, float]:
-    """The thresholds, for --explain and the docs."""
-    return {
-        "idle_below": IDLE_BELOW,
-        "busy_from": BUSY_FROM,
-        "near_idle_below": NEAR_IDLE_BELOW,
-        "class_busy_mean": CLASS_BUSY_MEAN,
-        "class_idle_mean": CLASS_IDLE_MEAN,
-        "starved_max_mean": STARVED_MAX_MEAN,
-        "starved_min_switches": STARVED_MIN_SWITCHES,
-        "starved_switches_per_hour": STARVED_SWITCHES_PER_HOUR,
-        "starved_max_run_min": STARVED_MAX_RUN_MIN,
-        "mixed_min_run_h": MIXED_MIN_RUN_H,
-        "gap_factor": GAP_FACTOR,
-        "min_gap_s": MIN_GAP_S,
-        "rule_70": RULE_70,
-    }

@@ -1,102 +1,20 @@
-"""Rendering of an `AuditResult`: the JSON contract (gpuplan.audit/1), rich tables, markdown.
+"""Rendering of an audit from its `gpuplan.audit/1` document: rich tables and markdown (the HTML
+report reads the same document as JSON).
 
-Rendering never computes: every number comes from the result; this module only rounds and words it.
+Rendering never computes: every number comes from the document (`gpuplan.telemetry.document` builds
+it from the engine's result); this module only rounds and words it.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
+from gpuplan.contracts.audit import SCHEMA, AuditGpu
+from gpuplan.contracts.audit import AuditResult as AuditDoc
 from gpuplan.i18n import t
-from gpuplan.telemetry.analyze import CLASSES, RULE_70, AuditResult, GpuStat, rules
+from gpuplan.telemetry.rules import CLASSES, rules
 
-SCHEMA = "gpuplan.audit/1"
-
-
-def _r(x: float | None, nd: int = 4) -> float | None:
-    return None if x is None else round(float(x), nd)
-
-
-def _timeline(res: AuditResult, g: GpuStat) -> dict[str, Any] | None:
-    if res.timeline_start_ms is None:
-        return None
-    start = datetime.fromtimestamp(res.timeline_start_ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {
-        "start": start,
-        "step_s": res.timeline_step_s,
-        "util": [None if v is None else round(v, 3) for v in g.timeline],
-    }
-
-
-def to_json(res: AuditResult, demand: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The `-o json` contract; keys beyond the issue's are additive (bad_examples, money details,
-    `gpus[].timeline`: the heat map's bins, `{"start": ISO UTC, "step_s": 3600, "util": [ratio | null]}`)."""
-    price = res.price
-    fleet: dict[str, Any] = {
-        "gpus": res.fleet.gpus,
-        "mean_util": _r(res.fleet.mean_util),
-        "gpu_hours_observed": _r(res.fleet.observed_hours),
-        "gpu_hours_busy": _r(res.gpu_hours_busy),
-        "cost": _r(res.fleet.cost, 2),
-        "idle_cost": _r(res.fleet.idle_cost, 2),
-        "idle_share": _r(res.fleet.idle_share),
-        "busy_share": _r(res.fleet.busy_share),
-        "gap_hours": _r(res.fleet.gap_hours),
-        "classes": res.fleet.classes,
-        "unused_cost": _r(res.unused_cost, 2),
-        "starved_savings": _r(res.starved_savings, 2),
-        "currency": price.currency if price else None,
-        "price_per_gpu_hour": _r(price.per_gpu_hour) if price else None,
-        "price_low": _r(price.low) if price and price.low is not None else None,
-        "price_high": _r(price.high) if price and price.high is not None else None,
-        "rule_70": {"threshold": RULE_70, "below": res.rule_70_below, "gpus_below": res.gpus_below_70},
-    }
-    out: dict[str, Any] = {
-        "schema": SCHEMA,
-        "input": {
-            "files": res.files,
-            "rows": res.rows,
-            "bad_rows": res.bad_rows,
-            "bad_by_kind": res.bad_by_kind,
-            "bad_examples": res.bad_examples,
-        },
-        "gpus": [
-            {
-                "node": g.node,
-                "gpu": g.gpu,
-                "samples": g.samples,
-                "observed_hours": _r(g.observed_hours),
-                "gap_hours": _r(g.gap_hours),
-                "mean_util": _r(g.mean_util),
-                "idle_share": _r(g.idle_share),
-                "busy_share": _r(g.busy_share),
-                "class": g.cls,
-                "evidence": g.evidence,
-                "timeline": _timeline(res, g),
-            }
-            for g in res.gpus
-        ],
-        "nodes": [
-            {
-                "node": n.name,
-                "gpus": n.gpus,
-                "observed_hours": _r(n.observed_hours),
-                "gap_hours": _r(n.gap_hours),
-                "mean_util": _r(n.mean_util),
-                "idle_share": _r(n.idle_share),
-                "busy_share": _r(n.busy_share),
-                "classes": n.classes,
-                "cost": _r(n.cost, 2),
-                "idle_cost": _r(n.idle_cost, 2),
-            }
-            for n in res.nodes
-        ],
-        "fleet": fleet,
-    }
-    if demand is not None:
-        out["demand"] = demand
-    return out
+__all__ = ["SCHEMA", "bad_lines", "evidence_text", "lines", "render_markdown", "render_table"]
 
 
 def _pct(x: float) -> str:
@@ -107,94 +25,87 @@ def _money(x: float | None) -> str:
     return "-" if x is None else f"{x:,.2f}"
 
 
-def evidence_text(g: GpuStat, lang: str) -> str:
+def evidence_text(g: AuditGpu, lang: str) -> str:
     ev = g.evidence
-    if g.cls == "busy":
+    if g.class_ == "busy":
         return t("audit.ev_busy", lang, mean=f"{g.mean_util:.2f}")
-    if g.cls == "idle":
+    if g.class_ == "idle":
         return t("audit.ev_idle", lang, mean=f"{g.mean_util:.3f}")
-    if g.cls == "starved":
+    if g.class_ == "starved":
         return t(
             "audit.ev_starved",
             lang,
-            switches=ev["switches"],
-            per_hour=f"{ev['switches_per_hour']:.1f}",
-            median=f"{ev['median_stretch_min']:.1f}",
-            fed=_pct(g.fed_util),
+            switches=ev.switches,
+            per_hour=f"{ev.switches_per_hour:.1f}",
+            median=f"{ev.median_stretch_min or 0.0:.1f}",
+            fed=_pct(ev.fed_util or 0.0),
         )
-    if g.cls == "mixed":
-        return t(
-            "audit.ev_mixed", lang, busy=f"{ev['longest_busy_h']:.1f}", idle=f"{ev['longest_idle_h']:.1f}"
-        )
+    if g.class_ == "mixed":
+        return t("audit.ev_mixed", lang, busy=f"{ev.longest_busy_h:.1f}", idle=f"{ev.longest_idle_h:.1f}")
     text = t("audit.ev_partial", lang)
-    if ev.get("note") == "coarse_interval":
-        text += t("audit.ev_coarse", lang, interval=f"{g.interval_s:g}")
+    if ev.note == "coarse_interval":
+        text += t("audit.ev_coarse", lang, interval=f"{ev.interval_s:g}")
     return text
 
 
-def lines(res: AuditResult, lang: str, explain: bool) -> list[str]:
+def lines(doc: AuditDoc, lang: str, explain: bool) -> list[str]:
     """The text under the tables (fleet, money, 70% rule, bad data, explanations), as plain sentences."""
-    f = res.fleet
+    f = doc.fleet
+    classes = f.classes.model_dump()
     out = [
         t(
             "audit.fleet_line",
             lang,
             gpus=f.gpus,
-            hours=f"{f.observed_hours:,.1f}",
+            hours=f"{f.gpu_hours_observed:,.1f}",
             mean=_pct(f.mean_util),
-            busy_hours=f"{res.gpu_hours_busy:,.1f}",
+            busy_hours=f"{f.gpu_hours_busy:,.1f}",
             idle=_pct(f.idle_share),
             busy=_pct(f.busy_share),
         ),
         t(
             "audit.classes_line",
             lang,
-            text=", ".join(f"{t('audit.class_' + c, lang)} {f.classes[c]}" for c in CLASSES if f.classes[c]),
+            text=", ".join(f"{t('audit.class_' + c, lang)} {classes[c]}" for c in CLASSES if classes[c]),
         ),
     ]
     if f.gap_hours > 0:
         out.append(t("audit.gaps_line", lang, hours=f"{f.gap_hours:,.2f}"))
-    p = res.price
-    if p is None:
+    if f.price_per_gpu_hour is None or f.currency is None:
         out.append(t("audit.money_none", lang))
     else:
-        out.append(t("audit.money_title", lang, price=f"{p.per_gpu_hour:g}", currency=p.currency))
+        cur = f.currency
+        out.append(t("audit.money_title", lang, price=f"{f.price_per_gpu_hour:g}", currency=cur))
         out.append(
             t(
                 "audit.money_cost",
                 lang,
                 cost=_money(f.cost),
                 idle_cost=_money(f.idle_cost),
-                unused=_money(res.unused_cost),
-                currency=p.currency,
+                unused=_money(f.unused_cost),
+                currency=cur,
             )
         )
-        if p.low is not None and p.high is not None:
+        if f.price_low is not None and f.price_high is not None:
             out.append(
                 t(
                     "audit.money_range",
                     lang,
-                    low=f"{p.low:.2f}",
-                    high=f"{p.high:.2f}",
-                    cost_low=_money(f.observed_hours * p.low),
-                    cost_high=_money(f.observed_hours * p.high),
-                    currency=p.currency,
+                    low=f"{f.price_low:.2f}",
+                    high=f"{f.price_high:.2f}",
+                    cost_low=_money(f.cost_low),
+                    cost_high=_money(f.cost_high),
+                    currency=cur,
                 )
             )
-        if f.classes.get("starved"):
+        if classes.get("starved"):
             out.append(
-                t(
-                    "audit.money_starved",
-                    lang,
-                    n=f.classes["starved"],
-                    savings=_money(res.starved_savings),
-                    currency=p.currency,
-                )
+                t("audit.money_starved", lang, n=classes["starved"], savings=_money(f.starved_savings), currency=cur)
             )
-    if res.gpus:
-        key = "audit.rule70_below" if res.rule_70_below else "audit.rule70_above"
-        out.append(t(key, lang, mean=_pct(f.mean_util), n=res.gpus_below_70, total=f.gpus))
-    out.append(t("audit.bad_total", lang, rows=res.rows, bad=res.bad_rows))
+    if doc.gpus:
+        key = "audit.rule70_below" if f.rule_70.below else "audit.rule70_above"
+        out.append(t(key, lang, mean=_pct(f.mean_util), n=f.rule_70.gpus_below, total=f.gpus))
+    out.append(t("audit.bad_total", lang, rows=doc.input.rows, bad=doc.input.bad_rows))
     if explain:
         r = rules()
         out.append(t("audit.explain_title", lang))
@@ -220,22 +131,18 @@ def lines(res: AuditResult, lang: str, explain: bool) -> list[str]:
     return out
 
 
-def bad_lines(res: AuditResult, lang: str) -> list[str]:
-    if not res.bad_by_kind:
+def bad_lines(doc: AuditDoc, lang: str) -> list[str]:
+    by_kind = doc.input.bad_by_kind.model_dump(exclude_none=True)
+    if not by_kind:
         return [t("audit.bad_none", lang)]
+    examples = doc.input.bad_examples.model_dump(exclude_none=True)
     return [
-        t(
-            "audit.bad_line",
-            lang,
-            kind=t(f"audit.kind_{k}", lang),
-            count=n,
-            where=", ".join(res.bad_examples.get(k, [])),
-        )
-        for k, n in res.bad_by_kind.items()
+        t("audit.bad_line", lang, kind=t(f"audit.kind_{k}", lang), count=n, where=", ".join(examples.get(k, [])))
+        for k, n in by_kind.items()
     ]
 
 
-def _gpu_rows(res: AuditResult, lang: str) -> list[list[str]]:
+def _gpu_rows(doc: AuditDoc, lang: str) -> list[list[str]]:
     return [
         [
             g.node,
@@ -246,10 +153,10 @@ def _gpu_rows(res: AuditResult, lang: str) -> list[list[str]]:
             _pct(g.mean_util),
             _pct(g.idle_share),
             _pct(g.busy_share),
-            t(f"audit.class_{g.cls}", lang),
+            t(f"audit.class_{g.class_}", lang),
             evidence_text(g, lang),
         ]
-        for g in res.gpus
+        for g in doc.gpus
     ]
 
 
@@ -258,36 +165,40 @@ def _gpu_head(lang: str) -> list[str]:
     return [t(f"audit.col_{k}", lang) for k in keys]
 
 
-def _node_head(res: AuditResult, lang: str) -> list[str]:
-    keys = ["node", "gpus", "hours", "mean", "idle", "busy"] + (["cost", "idle_cost"] if res.price else [])
+def _priced(doc: AuditDoc) -> bool:
+    return doc.fleet.price_per_gpu_hour is not None
+
+
+def _node_head(doc: AuditDoc, lang: str) -> list[str]:
+    keys = ["node", "gpus", "hours", "mean", "idle", "busy"] + (["cost", "idle_cost"] if _priced(doc) else [])
     return [t(f"audit.col_{k}", lang) for k in keys]
 
 
-def _node_rows(res: AuditResult) -> list[list[str]]:
+def _node_rows(doc: AuditDoc) -> list[list[str]]:
     rows = []
-    for n in res.nodes:
+    for n in doc.nodes:
         row = [
-            n.name,
+            n.node,
             str(n.gpus),
             f"{n.observed_hours:.2f}",
             _pct(n.mean_util),
             _pct(n.idle_share),
             _pct(n.busy_share),
         ]
-        if res.price:
+        if _priced(doc):
             row += [_money(n.cost), _money(n.idle_cost)]
         rows.append(row)
     return rows
 
 
-def render_table(res: AuditResult, lang: str, explain: bool, console: Any) -> None:
+def render_table(doc: AuditDoc, lang: str, explain: bool, console: Any) -> None:
     """The GPU and node tables fitted to the console: when the GPU table does not fit, the evidence
     moves below it (one line per GPU), then node and GPU share a column; numbers are never cut."""
     from rich.table import Table
 
     from gpuplan.render.fit import add_columns, fits
 
-    head, rows = _gpu_head(lang), _gpu_rows(res, lang)
+    head, rows = _gpu_head(lang), _gpu_rows(doc, lang)
     numeric = [False, False, True, True, True, True, True, True, False, False]
     evidence_below = False
     layouts = ("all", "no_evidence", "node_gpu")
@@ -310,14 +221,14 @@ def render_table(res: AuditResult, lang: str, explain: bool, console: Any) -> No
         for row in rows:
             console.print(f"  {row[0]}/{row[1]}: {row[-1]}", markup=False)
     nodes = Table(title=t("audit.nodes_title", lang))
-    node_head = _node_head(res, lang)
-    add_columns(nodes, node_head, _node_rows(res), [i > 0 for i in range(len(node_head))], console.width)
+    node_head = _node_head(doc, lang)
+    add_columns(nodes, node_head, _node_rows(doc), [i > 0 for i in range(len(node_head))], console.width)
     console.print(nodes)
     console.print(f"[bold]{t('audit.fleet_title', lang)}[/]")
-    for line in lines(res, lang, explain):
+    for line in lines(doc, lang, explain):
         console.print(line, markup=False)
     console.print(f"[bold]{t('audit.bad_title', lang)}[/]")
-    for line in bad_lines(res, lang):
+    for line in bad_lines(doc, lang):
         console.print("  " + line, markup=False)
 
 
@@ -330,15 +241,15 @@ def _md_table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def render_markdown(res: AuditResult, lang: str, explain: bool) -> str:
+def render_markdown(doc: AuditDoc, lang: str, explain: bool) -> str:
     parts = [
         f"# {t('audit.title', lang)}",
-        _md_table(_gpu_head(lang), _gpu_rows(res, lang)),
+        _md_table(_gpu_head(lang), _gpu_rows(doc, lang)),
         f"## {t('audit.nodes_title', lang)}",
-        _md_table(_node_head(res, lang), _node_rows(res)),
+        _md_table(_node_head(doc, lang), _node_rows(doc)),
         f"## {t('audit.fleet_title', lang)}",
-        "\n".join(f"- {x}" for x in lines(res, lang, explain)),
+        "\n".join(f"- {x}" for x in lines(doc, lang, explain)),
         f"## {t('audit.bad_title', lang)}",
-        "\n".join(f"- {x}" for x in bad_lines(res, lang)),
+        "\n".join(f"- {x}" for x in bad_lines(doc, lang)),
     ]
     return "\n\n".join(parts) + "\n"

@@ -25,24 +25,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuplan.constants import IDLE_UTILIZATION_BELOW, UTILIZATION_THRESHOLD
+from gpuplan.telemetry.rules import BUSY_FROM, GAP_FACTOR, IDLE_BELOW, MIN_GAP_S, NEAR_IDLE_BELOW
 
 if TYPE_CHECKING:
     import polars as pl
 
 # The per-sample thresholds; analyze imports them from here. Idle and busy are defined once, in
 # gpuplan.constants (busy is the article's 70% rule, the same figure as the catalog's).
-IDLE_BELOW = IDLE_UTILIZATION_BELOW
-BUSY_FROM = UTILIZATION_THRESHOLD
-NEAR_IDLE_BELOW = 0.20
 # Utilisation is held as float32, where 70 % reads 0.6999999881: every comparison uses these cuts,
 # a hair below the thresholds, so that a sample of exactly 70 % counts as busy (>= 0.70), as documented.
 _TOL = 1e-6
 IDLE_CUT = IDLE_BELOW - _TOL
 BUSY_CUT = BUSY_FROM - _TOL
 NEAR_IDLE_CUT = NEAR_IDLE_BELOW - _TOL
-GAP_FACTOR = 3.0
-MIN_GAP_S = 30.0
 DEFAULT_INTERVAL_S = 60.0  # a GPU with a single sample: assume a minute
 _COMPACT_EVERY = 64  # slices between merges of the interval-count tables
 _SLICE = 1 << 16  # samples folded per call of the compiled loop
