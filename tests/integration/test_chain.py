@@ -210,8 +210,6 @@ def test_every_export_carries_every_pool_and_workload(chain: dict) -> None:
             assert body["resources"]["accelerators"].endswith(f":{a['gpus']}"), a["workload"]
 
 
-@pytest.mark.xfail(strict=False, reason="exporters creating elastic capacity only for spilled work is "
-                   "another engineer's change in export/ (issue 12); passes once it lands")
 def test_elastic_capacity_only_for_what_the_plan_spills(chain: dict) -> None:
     plan = chain["plan"]
     quotas = _kueue_quotas(chain)
