@@ -58,7 +58,10 @@ def test_pull_writes_per_gpu_hour_offers_with_sources(gpuhunt_dir: Path, tmp_pat
     p5 = offers["aws-p5-48xlarge"]
     # 55.04 and 63.20 USD an hour for 8 GPUs, in two regions: a range per GPU-hour
     assert p5["price"] == {"amount": [6.88, 7.9], "per": "gpu-hour"} and p5["gpus_per_node"] == 8
-    assert p5["gpu"] == "h100-sxm" and p5["currency"] == "USD" and p5["mode"] == "container"
+    assert p5["gpu"] == "h100-sxm" and p5["currency"] == "USD"
+    assert (p5["mode"], p5["tenancy"]) == ("vm", "dedicated")
+    assert (offers["aws-g6-xlarge"]["mode"], offers["aws-g6-xlarge"]["tenancy"]) == ("vm", "shared-node")
+    assert offers["runpod-nvidia-geforce-rtx-4090"]["mode"] == "container"
     assert p5["source"].startswith("gpuhunt:aws p5.48xlarge") and "2 locations" in p5["source"]
     assert p5["as_of"].endswith("Z") and p5["as_of"][:4].isdigit()
     assert offers["aws-p4de-24xlarge"]["gpu"] == "a100-80g"

@@ -9,8 +9,8 @@ locations it is sold in, `source: gpuhunt:<provider> ...` and `as_of` = the time
 name gpuhunt reports goes through the alias table (gpuplan.inputs.gpu_names); instance types whose
 GPU the catalog does not know (TPUs, small workstation cards) are left out and counted.
 
-Cloud VMs are written with `mode: container` plus their node shape: they are billed by the hour
-and started on demand, which is what gpuplan's container mode prices (see the file's header).
+Cloud VMs are written as `mode: vm` (hourly, so billed like containers; behaving like VMs), whole
+8-GPU machines with `tenancy: dedicated`, smaller ones `shared-node`; RunPod's pods as `mode: container`.
 """
 
 from __future__ import annotations
@@ -177,22 +177,20 @@ def pull_offers(
                f"{', '.join(where[:4])}{', ...' if len(where) > 4 else ''}")
         if g.assumed:
             src += f"; GPU read as {g.gpu}: {g.assumed}"
-        offers.append({
-            "id": oid,
-            "provider": g.provider,
-            "gpu": g.gpu,
-            "mode": "container",
-            "currency": "USD",
-            "price": {"amount": amount, "per": "gpu-hour"},
-            "gpus_per_node": g.gpu_count,
-            "source": src,
-            "as_of": when,
-        })
+        offer: dict[str, Any] = {"id": oid, "provider": g.provider, "gpu": g.gpu}
+        if kind == "VM":
+            offer.update(mode="vm", tenancy="dedicated" if g.gpu_count >= 8 else "shared-node")
+        else:
+            offer["mode"] = "container"
+        offer.update(currency="USD", price={"amount": amount, "per": "gpu-hour"}, gpus_per_node=g.gpu_count,
+                     source=src, as_of=when)
+        offers.append(offer)
     head = [
         f"# Cloud offers pulled with gpuhunt at {when}: {len(offers)} offers "
         f"({', '.join(sorted({o['provider'] for o in offers})) or 'none'}).",
         "# Prices are USD per GPU-hour (instance price / GPUs), [low, high] over the locations listed.",
-        "# Cloud VMs and pods are billed by the hour and started on demand: written as mode container.",
+        "# Cloud VMs are mode vm (hourly: billed like containers), whole 8-GPU machines tenancy dedicated;",
+        "# pods are mode container.",
         "# Use with: gpuplan compare SCENARIO --catalog THIS_FILE (offers: - use: <id>).",
     ]
     if unknown:
