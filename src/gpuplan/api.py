@@ -213,7 +213,8 @@ def plan(
         dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)), scen.workloads)
     elif trace is not None:
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
-        dem = demand_mod.from_trace(trace, gpus[0], trace_format)
+        # workloads on a GPU the trace never names keep their own schedule (never dropped)
+        dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format), scen.workloads)
     else:
         dem = demand_mod.from_schedules(scen.workloads)
     unknown = sorted(set(dem.by_gpu) - {o.gpu for o in scen.offers})

@@ -194,3 +194,22 @@ def test_demand_csv_fast_and_careful_paths_agree(tmp_path: Path) -> None:
         careful = dm._rows_careful(p)
         if fast is not None:
             assert fast[0].tolist() == careful[0].tolist() and fast[2] == careful[2], name
+
+
+def test_trace_keeps_workloads_on_gpus_it_never_names(tmp_path: Path) -> None:
+    """A trace without GPU types is demand for the first GPU; a workload on another GPU keeps its schedule."""
+    scen = tmp_path / "two.yaml"
+    scen.write_text(HYBRID.read_text().replace("workloads:", """workloads:
+  - id: inference-h100
+    kind: inference
+    gpu: h100-sxm
+    gpus: 2
+    hours_per_day: 24
+    duration: 30d""").replace("offers:", """offers:
+  - {id: ct-h100, gpu: h100-sxm, mode: container, price: {amount: 20, per: gpu-hour}}"""))
+    trace = tmp_path / "t.csv"
+    trace.write_text("submit_time,duration,gpus\n0,5400,2\n1800,3600,4\n")
+    res = api.plan(scen, trace=trace)
+    assert res.demand.kept == ("inference-h100",)
+    assert sorted(p.gpu for p in res.pools) == ["ascend-910b", "h100-sxm"]
+    assert {a.workload.id for a in res.assignments} == {w.id for w in res.scenario.workloads}
