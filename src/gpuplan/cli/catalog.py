@@ -138,7 +138,7 @@ def _print_table(rows: list[dict[str, Any]], cols: list[str], notes: list[str]) 
     add_columns(table, headers, cells, numeric, out.width)
     out.print(table)
     for source, n in legend.items():
-        out.print(f"[{n}] {source}", markup=False, highlight=False)
+        out.print(f"[{n}] {source}", markup=False, highlight=False, soft_wrap=True)  # URLs stay whole
     for n in notes:
         out.print(f"Note: {n}", markup=False)
 

@@ -84,7 +84,6 @@ _LAYOUTS: tuple[tuple[str, ...], ...] = (
     ("offer", "mode", "total", "range", "per_month", "rental", "ops", "setup", "idle", "wall", "slowdown"),
     ("offer", "mode", "total", "range", "per_month", "idle", "wall", "slowdown"),
     ("offer/mode", "total/range", "per_month", "idle", "wall/slowdown"),
-    ("offer/mode", "total/range", "per_month", "wall/slowdown"),
 )
 _TEXT_COLS = frozenset({"offer", "mode"})
 
