@@ -167,3 +167,12 @@ def test_catalog_gpus_shows_what_a_name_resolves_to(capsys: pytest.CaptureFixtur
     assert "read as h100-sxm" in " ".join(capsys.readouterr().out.split())
     assert main(["catalog", "offers", "--gpu", "H10"]) == 2
     assert "did you mean h100-sxm" in capsys.readouterr().err
+
+
+def test_speed_keys_may_use_the_names_of_the_gpu_list() -> None:
+    text = SCENARIO.format(offer_gpu="A100-SXM4-80GB", workload_gpu="[H100, A100 80GB SXM]").replace(
+        "duration: 30d}", "duration: 30d, speed: {a100-80gb-sxm: 0.4}}")
+    extra = "  - {id: o0, gpu: H100, mode: container, price: {amount: 4, per: gpu-hour}}\n"
+    text = text.replace("offers:\n", "offers:\n" + extra)
+    w = scenario_from_text(text).workloads[0]
+    assert w.gpus_allowed == ("h100-sxm", "a100-80g") and w.speed == (("a100-80g", 0.4),)
