@@ -9,7 +9,8 @@ setup(
         Extension(
             "gpuplan.sim._ckernel",
             sources=["src/gpuplan/sim/_ckernel.c"],
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O2", "-pthread"],
+            extra_link_args=["-pthread"],
             optional=True,
         )
     ]

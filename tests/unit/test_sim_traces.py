@@ -305,3 +305,19 @@ def test_helios_times_are_utc_unless_offset(tmp_path: Path) -> None:
     tr = read_trace(p)
     assert tr.duration.tolist() == [7200, 3600, 7200]
     assert tr.submit.tolist() == [datetime(2017, 3, 12, 0, 59, tzinfo=UTC).timestamp()] * 3
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_replay_reader_in_parallel_chunks_matches_the_general_one(tmp_path: Path, newline: str) -> None:
+    """Over 4 MB the C reader cuts the file into chunks at line ends, one thread each."""
+    rng = np.random.default_rng(11)
+    n = 200_000
+    submit = np.sort(rng.integers(0, 10**9, n))
+    rows = [f"{s},{d},{g},x{k % 7}" for k, (s, d, g) in enumerate(
+        zip(submit, rng.integers(0, 10**6, n), rng.choice(["0", "0.25", "1", "8", "2.5e0"], n), strict=True))]
+    text = newline.join(["submit_time,duration,gpus,gpu", *rows])  # no newline after the last row
+    p = write(tmp_path, "big.csv", text)
+    assert p.stat().st_size > 4 << 20
+    full, fast = read_trace(p), read_trace(p, gpu_types=False)
+    _same(full, fast)
+    assert fast.records == n

@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -403,43 +404,98 @@ typedef struct {
     int nwanted;
     int col_of[MAX_WANTED]; /* column index of each wanted name */
     double *out[MAX_WANTED];
-    int64_t cap;
     int64_t rows;
 } csv_job;
 
 /* 0 ok, 1 not plain (the caller falls back) */
-static int parse_rows(csv_job *J, const char *p) {
-    const char *end = J->data + J->size;
+/* Parses the lines of [p, end) into rows r0, r0 + 1, ... (at most `cap`); the rows parsed, or -1 when
+ * the text is not plain (the caller falls back). */
+static int64_t parse_rows(const csv_job *J, const char *p, const char *end, int64_t r0, int64_t cap) {
     int want_at[256];
-    if (J->ncols > 256) return 1;
+    if (J->ncols > 256) return -1;
     for (int c = 0; c < J->ncols; c++) want_at[c] = -1;
     for (int w = 0; w < J->nwanted; w++) want_at[J->col_of[w]] = w;
+    int last = 0; /* the last column wanted: the rest of a line is only counted */
+    for (int w = 0; w < J->nwanted; w++)
+        if (J->col_of[w] > last) last = J->col_of[w];
     int64_t r = 0;
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         const char *le = eol ? eol : end;
         const char *next = eol ? eol + 1 : end;
         if (le > p && le[-1] == '\r') le--;
-        if (le == p) return 1; /* a blank line: the general reader decides what it means */
-        if (r >= J->cap) return 1;
+        if (le == p) return -1; /* a blank line: the general reader decides what it means */
+        if (r >= cap) return -1;
         int c = 0;
         const char *f = p;
         for (;;) {
-            const char *q = memchr(f, ',', (size_t)(le - f));
-            if (!q) q = le;
-            if (c >= J->ncols) return 1;
+            const char *q = f;
+            while (q < le && *q != ',') q++;
+            if (c >= J->ncols) return -1;
             int w = want_at[c];
-            if (w >= 0 && parse_number(f, q, &J->out[w][r])) return 1;
+            if (w >= 0 && parse_number(f, q, &J->out[w][r0 + r])) return -1;
             c++;
             if (q == le) break;
             f = q + 1;
+            if (c > last) { /* count the remaining separators */
+                for (const char *x = f; x < le; x++) c += *x == ',';
+                c++;
+                break;
+            }
         }
-        if (c != J->ncols) return 1;
+        if (c != J->ncols) return -1;
         r++;
         p = next;
     }
-    J->rows = r;
-    return 0;
+    return r;
+}
+
+#define MAX_THREADS 4
+
+typedef struct {
+    const csv_job *J;
+    const char *begin, *end;
+    int last_chunk;
+    int64_t r0, lines, rows;
+    int fail;
+} chunk_t;
+
+static void *count_chunk(void *arg) {
+    chunk_t *c = (chunk_t *)arg;
+    if (memchr(c->begin, '"', (size_t)(c->end - c->begin))) { /* quoted fields: the general reader */
+        c->fail = 1;
+        return NULL;
+    }
+    int64_t n = 0;
+    for (const char *q = c->begin; q < c->end; q++) {
+        q = memchr(q, '\n', (size_t)(c->end - q));
+        if (!q) break;
+        n++;
+    }
+    if (c->last_chunk && c->end > c->begin && c->end[-1] != '\n') n++;
+    c->lines = n;
+    return NULL;
+}
+
+static void *parse_chunk(void *arg) {
+    chunk_t *c = (chunk_t *)arg;
+    c->rows = parse_rows(c->J, c->begin, c->end, c->r0, c->lines);
+    if (c->rows != c->lines) c->fail = 1;
+    return NULL;
+}
+
+/* Runs `fn` over the chunks, one thread each (the first in this thread). */
+static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int n) {
+    pthread_t tids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int i = 1; i < n; i++) started[i] = pthread_create(&tids[i], NULL, fn, &chunks[i]) == 0;
+    fn(&chunks[0]);
+    for (int i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(tids[i], NULL);
+        else
+            fn(&chunks[i]);
+    }
 }
 
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -500,21 +556,41 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             goto done;
         }
     }
-    if (memchr(data, '"', (size_t)(end - data))) { /* quoted fields: the general reader */
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
     const char *body = hl ? hl + 1 : end;
-    int64_t lines = 0;
-    for (const char *q = body; q < end; q++) {
-        q = memchr(q, '\n', (size_t)(end - q));
-        if (!q) break;
-        lines++;
+    /* chunks of the body, cut after a newline, read by one thread each */
+    int nthreads = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (end - body > (1 << 22) && ncpu > 1) nthreads = ncpu < MAX_THREADS ? (int)ncpu : MAX_THREADS;
+    chunk_t chunks[MAX_THREADS];
+    memset(chunks, 0, sizeof(chunks));
+    const char *cut = body;
+    for (int i = 0; i < nthreads; i++) {
+        const char *stop = i == nthreads - 1 ? end : body + (end - body) / nthreads * (i + 1);
+        if (stop < cut) stop = cut;
+        if (stop < end) {
+            const char *nl = memchr(stop, '\n', (size_t)(end - stop));
+            stop = nl ? nl + 1 : end;
+        }
+        chunks[i].J = &J;
+        chunks[i].begin = cut;
+        chunks[i].end = stop;
+        chunks[i].last_chunk = stop == end;
+        cut = stop;
     }
-    if (end > body && end[-1] != '\n') lines++;
-    J.cap = lines;
     J.data = (const char *)map;
     J.size = size;
+    Py_BEGIN_ALLOW_THREADS
+    run_chunks(count_chunk, chunks, nthreads);
+    Py_END_ALLOW_THREADS
+    int64_t lines = 0;
+    for (int i = 0; i < nthreads; i++) {
+        if (chunks[i].fail) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        chunks[i].r0 = lines;
+        lines += chunks[i].lines;
+    }
     arrays = PyList_New(nw);
     if (!arrays) goto done;
     for (Py_ssize_t w = 0; w < nw; w++) {
@@ -523,17 +599,16 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         PyList_SET_ITEM(arrays, w, ba);
         J.out[w] = (double *)PyByteArray_AS_STRING(ba);
     }
-    int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = parse_rows(&J, body);
+    run_chunks(parse_chunk, chunks, nthreads);
     Py_END_ALLOW_THREADS
-    if (rc != 0) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    for (Py_ssize_t w = 0; w < nw; w++)
-        if (PyByteArray_Resize(PyList_GET_ITEM(arrays, w), (Py_ssize_t)(J.rows * (int64_t)sizeof(double))) != 0)
+    for (int i = 0; i < nthreads; i++) {
+        if (chunks[i].fail) {
+            result = Py_NewRef(Py_None);
             goto done;
+        }
+    }
+    J.rows = lines;
     result = Py_BuildValue("(LO)", (long long)J.rows, arrays);
 done:
     Py_XDECREF(arrays);
