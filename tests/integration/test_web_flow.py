@@ -182,3 +182,30 @@ def test_limits_are_no_lower_than_the_documented_bounds(client: TestClient, tmp_
     doc = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text(encoding="utf-8")
     for n in (limits.MAX_GPUS_PER_WORKLOAD, limits.MAX_WORKLOADS, limits.MAX_SWEEP_LEVELS, limits.MAX_DEMAND_GPUS):
         assert f"{n:,}" in doc
+
+
+def test_the_workers_never_import_the_cli(tmp_path: Path) -> None:
+    """The heavy calls (plan with a demand, audit with its curve, every export) run the api in the worker,
+    never a command line: run each as the worker does, in a fresh interpreter, and look at its modules."""
+    import subprocess
+
+    log = write_nvsmi(tmp_path / "node1.csv")
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from gpuplan.web.worker import AuditCall, ExportCall, PlanCall, Upload, handle\n"
+        f"log = Path({str(log)!r}).read_bytes()\n"
+        f"seed = Path({str(SEED)!r}).read_text(encoding='utf-8')\n"
+        "s, body, _ = handle(AuditCall(files=(Upload('node1.csv', log),), demand_mode='util',"
+        " gpu_type='ascend-910b'), 0)\n"
+        "assert s == 200, body\n"
+        "s, plan, _ = handle(PlanCall(scenario=seed, demand_csv=json.loads(body)['demand_csv']), 0)\n"
+        "assert s == 200, plan\n"
+        "for t in ('kueue', 'slurm', 'volcano', 'skypilot'):\n"
+        "    s, out, _ = handle(ExportCall(target=t, plan=plan.decode()), 0)\n"
+        "    assert s == 200, out\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('gpuplan.cli'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]

@@ -43,7 +43,7 @@ from gpuplan.web.worker import (
 
 log = logging.getLogger("gpuplan.web")
 
-ENGINES = ("compare", "plan", "simulate", "audit")
+ENGINES = ("compare", "plan", "simulate", "audit", "export")
 
 
 # --- request models ------------------------------------------------------------------------------
