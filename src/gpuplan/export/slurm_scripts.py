@@ -20,7 +20,10 @@ POWER_ENV = """\
 # gpuplan power-saving settings, read by gpuplan-resume.sh and gpuplan-suspend.sh.
 # Each command gets one node name (e.g. {example}) and must return 0 on success.
 # GPUPLAN_RESUME_COMMAND creates the node, starts slurmd on it (slurmd -N NODE), and may print the
-# node's address on its last line. GPUPLAN_SUSPEND_COMMAND releases it.
+# node's address on its last line. A container on a host that is already up must start slurmd with
+# -b (report the boot now): slurmctld ignores a resumed node whose boot time is older than the resume
+# request ("Still waiting for boot") until ResumeTimeout marks it down.
+# GPUPLAN_SUSPEND_COMMAND releases it.
 GPUPLAN_RESUME_COMMAND=
 GPUPLAN_SUSPEND_COMMAND=
 GPUPLAN_POWER_LOG=${{GPUPLAN_POWER_LOG:-/var/log/slurm/gpuplan-power.log}}
