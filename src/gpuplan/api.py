@@ -23,11 +23,12 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
-    from gpuplan.contracts.plan import PlanResult as PlanDoc
     from gpuplan.contracts.audit import AuditResult as AuditDoc
+    from gpuplan.contracts.plan import PlanResult as PlanDoc
     from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
     from gpuplan.engines.planner import PlanResult
     from gpuplan.engines.pricing import PoolPricing
+    from gpuplan.engines.vendors import VendorsResult
     from gpuplan.export import ExportResult
     from gpuplan.inputs.catalog import Catalog
     from gpuplan.inputs.scenario_types import Scenario
@@ -308,6 +309,8 @@ class SimulateResult:
             "wait": format_duration(self.wait_hours) if self.wait_hours else "0",
             "queueing": self.queueing,
             "packing": self.packing if self.packing == "gpu" else f"node ({self.gpus_per_node} GPUs)",
+            "packing_mode": self.packing,
+            "gpus_per_node": self.gpus_per_node,
             "prices": None if self.prices is None else self.prices.summary(),
         }
 
@@ -609,6 +612,57 @@ def probe(
     from gpuplan.probe import probe_node, to_json
 
     return to_json(probe_node(root, bench=bench, catalog=_catalog(catalog)), lang)
+
+
+# --- vendors --------------------------------------------------------------------------------------
+
+
+def vendors(
+    scenario: str | Path | Scenario,
+    *,
+    catalog: str | Path | Catalog | None = None,
+    measured: str | Path | None = None,
+    measured_offer: str | None = None,
+) -> VendorsResult:
+    """The seed article's vendor checklist per offer and provider (node network, NVLink/RoCE, where the
+    data is, support response). `measured`: a `gpuplan probe -o json` file whose fastest physical link is
+    the node network of `measured_offer` (needed when the scenario has several offers)."""
+    from gpuplan.engines.vendors import MeasuredNetwork, check_vendors, probe_network
+    from gpuplan.errors import UsageError
+
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
+    net = None
+    if measured is None and measured_offer is not None:
+        raise UsageError("--measured-offer needs --measured FILE", field="--measured-offer",
+                         hint="give the `gpuplan probe -o json` file of that offer's node with --measured.")
+    if measured is not None:
+        ids = [o.id for o in scen.offers]
+        if measured_offer is None and len(ids) != 1:
+            raise GpuplanError("--measured needs --measured-offer ID when the scenario has several offers",
+                               field="--measured-offer", hint=f"offers: {', '.join(ids)}")
+        offer_id = measured_offer if measured_offer is not None else ids[0]
+        if offer_id not in ids:
+            raise GpuplanError(f"no offer `{offer_id}` in the scenario", field="--measured-offer",
+                               hint=f"offers: {', '.join(ids)}")
+        p = Path(measured)
+        hint = "give the file `gpuplan probe -o json` wrote on the offer's node."
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint=hint) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise GpuplanError(f"not JSON: {exc}", file=p, hint=hint) from None
+        try:
+            found = probe_network(doc)
+        except ValueError as exc:
+            raise GpuplanError(str(exc), file=p, hint=hint) from None
+        if found is None:
+            raise GpuplanError("the probe saw no physical network link with a speed", file=p, field="network",
+                               hint="virtual NICs report no speed; ask the provider for the node's bandwidth "
+                               "and put it in the offer's `network: {gbps: ...}` instead.")
+        net = MeasuredNetwork(offer_id, found[0], found[1], str(p))
+    return check_vendors(scen, min_network_gbps=float(cat.defaults["min_network_gbps"]), measured=net)
 
 
 # --- export ---------------------------------------------------------------------------------------

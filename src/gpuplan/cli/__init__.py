@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "simulate",
     "audit",
     "probe",
+    "vendors",
     "export",
     "serve",
     "catalog",

@@ -22,6 +22,7 @@ CONTRACTS: dict[str, str] = {
     "audit": "gpuplan.contracts.audit:AuditResult",
     "probe": "gpuplan.contracts.probe:ProbeResult",
     "commit": "gpuplan.contracts.commit:CommitResult",
+    "vendors": "gpuplan.contracts.vendors:VendorsResult",
 }
 VERSION = 1
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
