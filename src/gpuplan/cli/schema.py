@@ -11,7 +11,8 @@ from gpuplan.cli.app import app
 
 @app.command("schema")
 def schema_cmd(
-    name: Annotated[str, typer.Argument(help="compare, plan, simulate, audit, probe, commit or vendors.", show_default=False)],
+    name: Annotated[str, typer.Argument(help="compare, plan, simulate, audit, probe, commit or vendors.",
+                                        show_default=False)],
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a command's `-o json` output, e.g. gpuplan.plan/1."""
     # Only pydantic is imported here: the contracts do not pull in the engines (numba, polars).
