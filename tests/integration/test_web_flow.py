@@ -209,3 +209,32 @@ def test_the_workers_never_import_the_cli(tmp_path: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_the_replay_form_offers_every_option_of_the_command(client: TestClient, tmp_path: Path) -> None:
+    from gpuplan.constants import PACKINGS, QUEUEINGS
+    from gpuplan.sim.traces import FORMATS
+    from gpuplan.web.page import TRACE_FORMATS
+
+    assert ("auto", *FORMATS) == TRACE_FORMATS
+    page = client.get("/").text
+    for name in ("trace", "reserved", "wait", "max_wait", "gpu", "queueing", "packing", "gpus_per_node",
+                 "trace_format"):
+        assert f'name="{name}"' in page, name
+    for value in (*QUEUEINGS, *PACKINGS, *TRACE_FORMATS):
+        assert f'<option value="{value}"' in page, value
+    # the waiting budget reaches the api: the recommended R is the api's
+    trace = write_trace(tmp_path / "t.csv")
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(SEED_TEXT, encoding="utf-8")
+    data = {"reserved": "0:16:4", "wait": "1h", "max_wait": "p95=2h", "scenario": SEED_TEXT, "queueing": "strict-fifo",
+            "packing": "node", "gpus_per_node": "4", "trace_format": "generic"}
+    r = client.post("/api/simulate", files={"trace": ("t.csv", trace.read_bytes())}, data=data)
+    assert r.status_code == 200, r.text
+    want = api.simulate(trace, "0:16:4", wait="1h", max_wait="p95=2h", scenario=seed, queueing="strict-fifo",
+                        packing="node", gpus_per_node=4, trace_format="generic").to_json()
+    assert r.json() == _relabel(want, str(trace), "t.csv")
+    assert r.json()["max_wait_hours"] == {"p95": 2.0}
+    r = client.post("/api/simulate", files={"trace": ("t.csv", trace.read_bytes())},
+                    data={"reserved": "4", "max_wait": "p97=soon"})
+    assert r.status_code in (400, 422) and "max" in (r.json()["field"] or "")

@@ -368,7 +368,8 @@ def create_app(
     async def api_simulate(request: Request) -> Response:
         """Multipart form: `trace` (file), `reserved` (e.g. `8` or `0:32:4`), optional `wait`, `queueing`,
         `packing`, `gpus_per_node`, `trace_format`, `scenario` (text), `gpu` (which of the scenario's GPUs
-        prices the replay: needed when it offers several). What `gpuplan simulate -o json` prints."""
+        prices the replay: needed when it offers several), `max_wait` (the waiting budget, e.g. `p95=2h`).
+        What `gpuplan simulate -o json` prints."""
         form = await _read_form(request)
         traces = await _uploads(form, "trace", one=True)
         reserved = _text(form, "reserved")
@@ -392,6 +393,7 @@ def create_app(
             trace_format=_text(form, "trace_format") or "auto",
             scenario=scenario,
             gpu=_text(form, "gpu"),
+            max_wait=_text(form, "max_wait"),
             catalog=settings.catalog,
         )
         return await run_heavy(call)

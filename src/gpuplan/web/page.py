@@ -10,6 +10,10 @@ from typing import Any
 
 from gpuplan.i18n import catalog, t
 
+TRACE_FORMATS = ("auto", "generic", "alibaba-2023", "alibaba-pai-2020", "philly", "helios", "tiresias")
+"""The replay form's trace formats: `gpuplan.sim.traces.FORMATS` (a test holds them equal) without loading
+the trace reader (and numpy) into the server to draw a page."""
+
 
 def starter_scenario() -> str:
     from gpuplan.api import STARTER
@@ -40,8 +44,11 @@ def render_page(lang: str) -> str:
 
     # </script> cannot appear inside the JSON: escape '<' as \u003c
     cfg_json = json.dumps(cfg, ensure_ascii=False).replace("<", "\\u003c")
+    from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
+
     return tmpl.render(
         lang=lang, t=tr,
+        queueings=QUEUEINGS, default_queueing=DEFAULT_QUEUEING, packings=PACKINGS, trace_formats=TRACE_FORMATS,
         report_css=Markup(env.loader.get_source(env, "report.css")[0]),  # noqa: S704 - our own file
         page_css=Markup(_static("page.css")),  # noqa: S704
         page_js=Markup(_static("page.js")),  # noqa: S704

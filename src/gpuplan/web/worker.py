@@ -86,6 +86,7 @@ class SimulateCall:
     trace_format: str = "auto"
     scenario: str | None = None
     gpu: str | None = None  # which of the scenario's GPUs prices the replay (needed when it offers several)
+    max_wait: str | None = None  # the waiting budget the recommended R meets, e.g. "p95=2h"
     catalog: str | None = None
 
     def run(self, inputs: Inputs) -> Any:
@@ -95,7 +96,8 @@ class SimulateCall:
         scen = inputs.add(SCENARIO_NAME, self.scenario.encode()) if self.scenario is not None else None
         result = api.simulate(trace, self.reserved, scenario=scen, wait=self.wait, queueing=self.queueing,
                               packing=self.packing, gpus_per_node=self.gpus_per_node,
-                              trace_format=self.trace_format, gpu=self.gpu, catalog=self.catalog)
+                              trace_format=self.trace_format, gpu=self.gpu, max_wait=self.max_wait,
+                              catalog=self.catalog)
         return inputs.unlabel(result.to_json())
 
 
