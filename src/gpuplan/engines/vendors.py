@@ -23,9 +23,10 @@ support-response  the vendor's written commitment: <= SUPPORT_PASS_HOURS with 24
 
 The data thresholds are gpuplan's choice, not the article's: 1% of a run (about 14 h of a 60-day run)
 is the kind of wait a team notices but absorbs; 10% (6 days of 60) changes the schedule and, priced at
-the researchers' hour, usually the verdict. The support thresholds: 4 h around the clock is what
-enterprise GPU clouds commit to for their top tier; past a day a failed leased node idles the whole
-job for a shift or more (recovery in `compare` grows with the response time, see models.delays).
+the researchers' hour, often the verdict. The support thresholds are gpuplan's choice too, not a
+published standard: a first response within 4 h at any hour keeps a failed leased node's wait within
+a shift; past a day a failed node stops a synchronous job for a day or more (recovery in `compare`
+grows with the response time, see models.delays).
 """
 
 from __future__ import annotations
