@@ -275,3 +275,11 @@ def test_real_seed_hybrid_scenario(target: str, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert rc == 0
     assert "# Scenario: examples/seed-hybrid.yaml" in out
+
+
+@pytest.mark.parametrize("namespace", ["Bad_NS", "-team", "a" * 64, "team.a"])
+def test_namespace_must_be_a_kubernetes_name(namespace: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "kueue", PLAN, "-n", namespace]) == 2
+    err = capsys.readouterr().err
+    assert "--namespace" in err and repr(namespace) in err and "RFC 1123" in err
+    assert main(["export", "kueue", PLAN, "-n", "ml-team"]) == 0

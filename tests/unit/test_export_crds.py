@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from export_plans import three_gpu
+from export_plans import examples, three_gpu
 
 from gpuplan.export import ExportOptions, export, parse_plan
 from gpuplan.export.kueue import build as build_kueue
@@ -135,7 +135,7 @@ def variants() -> list[dict[str, Any]]:
     only_leased = copy.deepcopy(seed)
     only_leased["pools"][0]["demand"]["peak"] = 4
     only_leased["assignments"] = [only_leased["assignments"][0]]
-    return [seed, no_bm, two, only_leased, three_gpu()]
+    return [seed, no_bm, two, only_leased, three_gpu(), *(data for _, data in examples())]
 
 
 OPTION_SETS = [

@@ -201,3 +201,37 @@ def test_copy_is_not_mutated() -> None:
     before = copy.deepcopy(data)
     export("slurm", parse_plan(data, "seed"), ExportOptions())
     assert data == before
+
+
+@pytest.mark.skipif(not SLURMD, reason="slurmd is not installed (Debian: apt-get install slurmd); CI has it")
+def test_slurmd_reads_every_plans_config(tmp_path: Path) -> None:
+    """The seed plan, the three-GPU-model plan and the examples: parse-back and `slurmd -G` per node."""
+    from export_plans import all_plans
+
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in [f"nvidia{i}" for i in range(8)] + [f"davinci{i}" for i in range(8)]:
+        (dev / name).symlink_to("/dev/null")
+    for name, data in all_plans():
+        result = export("slurm", parse_plan(data, name), ExportOptions())
+        conf = next(f for f in result.files if f.name == "gpuplan.conf").text
+        gres = next(f for f in result.files if f.name == "gres.conf").text
+        check(conf)
+        (tmp_path / "gpuplan.conf").write_text(conf)
+        (tmp_path / "gres.conf").write_text(gres.replace("File=/dev/", f"File={dev}/"))
+        (tmp_path / "slurm.conf").write_text(
+            f"ClusterName=gpuplantest\nSlurmctldHost=localhost\nInclude {tmp_path / 'gpuplan.conf'}\n"
+        )
+        for group in (p["NodeName"] for p in parse(conf) if "NodeName" in p):
+            node = expand(group)[0]  # nodes of one line share their shape
+            run = subprocess.run(
+                [SLURMD, "-G", "-f", str(tmp_path / "slurm.conf"), "-N", node],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            out = run.stdout + run.stderr
+            assert run.returncode == 0 and "error" not in out.lower(), (name, node, out)
+            gres_type, cards = next(p["Gres"] for p in parse(conf) if p.get("NodeName") == group).split(":")[1:]
+            # slurmd bound the typed cards to the device files: Gres Name=gpu Type=<model> Count=N ... File=
+            assert re.search(rf"Name=gpu Type={gres_type} Count={cards} .*File={dev}/", out), (name, node, out)

@@ -158,3 +158,19 @@ def test_scale_is_exact_and_valid(number: int, suffix: str, factor: int) -> None
     out = quantity.scale(text, factor)
     assert quantity.is_quantity(out)
     assert quantity.to_decimal(out) == quantity.to_decimal(text) * factor
+
+
+def test_object_names_and_label_values_are_checked() -> None:
+    from gpuplan.export.validate import check_names
+
+    objects = objs()
+    for o in objects:
+        check_names(o)
+    bad = copy.deepcopy(objects[2])
+    bad["metadata"]["name"] = "Ascend_910B-leased"
+    with pytest.raises(ExportError, match="RFC 1123"):
+        check_names(bad)
+    bad = copy.deepcopy(objects[2])
+    bad["spec"]["nodeLabels"]["gpuplan.io/gpu"] = "x" * 64
+    with pytest.raises(ExportError, match="label value"):
+        check_names(bad)
