@@ -387,3 +387,29 @@ def test_a_priced_replay_of_a_two_gpu_scenario_asks_for_the_gpu(server: str, bro
     assert "1,000" in page.inner_text("#sim-form .field-msg")
     assert not errors, errors
     ctx.close()
+
+
+def test_plan_with_an_uploaded_demand_csv(server: str, browser, artifacts: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from gpuplan import api
+
+    demand = tmp_path / "site-demand.csv"
+    demand.write_text("time,gpu,gpus\n" + "".join(f"2024-03-04T{h:02d}:00:00Z,ascend-910b,{(h * 5) % 13}\n"
+                                                  for h in range(24)), encoding="utf-8")
+    ctx, page, errors = _open(browser, server, "desk")
+    page.click('.viewbar .view[data-view="plan"]')
+    page.wait_for_selector("#result .report-plan", timeout=30000)
+    page.set_input_files("#demand-file", str(demand))
+    page.wait_for_function("document.querySelector('#plan-bar .text').textContent.includes('site-demand.csv')")
+    page.wait_for_selector("#status.ok", timeout=30000)
+    assert page.is_enabled('#plan-bar button.export[data-target="volcano"]')
+    with page.expect_download() as dl:
+        page.click("#dl-json")
+    got = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    (tmp_path / "scenario.yaml").write_text(api.STARTER, encoding="utf-8")
+    want = api.plan_scenario(tmp_path / "scenario.yaml", demand=demand)
+    assert got["pools"] == json.loads(json.dumps(want["pools"]).replace(str(demand), "demand.csv"))
+    page.screenshot(path=str(artifacts / "web-desk-plan-demand-file.png"))
+    assert not errors, errors
+    ctx.close()

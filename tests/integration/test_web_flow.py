@@ -238,3 +238,16 @@ def test_the_replay_form_offers_every_option_of_the_command(client: TestClient, 
     r = client.post("/api/simulate", files={"trace": ("t.csv", trace.read_bytes())},
                     data={"reserved": "4", "max_wait": "p97=soon"})
     assert r.status_code in (400, 422) and "max" in (r.json()["field"] or "")
+
+
+def test_plan_takes_the_queueing(client: TestClient) -> None:
+    for q in ("strict-fifo", "best-effort-fifo"):
+        r = client.post("/api/plan", json={"scenario": SEED_TEXT, "queueing": q})
+        assert r.status_code == 200, r.text
+        want = api.plan_scenario(SEED, queueing=q)
+        got = r.json()
+        for d in (got, want):
+            d.pop("generated_at", None)
+            d.pop("scenario", None)
+        assert got == want
+    assert client.post("/api/plan", json={"scenario": SEED_TEXT, "queueing": "lifo"}).status_code == 400

@@ -62,6 +62,7 @@ class PlanIn(_In):
     scenario: str = Field(description="The scenario YAML text.")
     lang: Literal["en", "zh"] = "en"
     demand_csv: str | None = Field(default=None, description="Optional demand CSV text (`time,gpu,gpus`).")
+    queueing: Queueing = Field(default=DEFAULT_QUEUEING, description="How the leased pool queues (plan --queueing).")
 
 
 class ReportIn(_In):
@@ -362,6 +363,7 @@ def create_app(
         if body.demand_csv is not None:
             await run_engine(limits.check_demand_csv, body.demand_csv, inline=small(body.demand_csv))
         return await run_heavy(PlanCall(scenario=body.scenario, lang=body.lang, demand_csv=body.demand_csv,
+                                        queueing=body.queueing,
                                         catalog=settings.catalog))
 
     @app.post("/api/simulate", tags=["engines"])

@@ -59,13 +59,15 @@ class PlanCall:
     demand_csv: str | None = None
     report: Literal["none", "page", "fragment"] = "none"
     catalog: str | None = None
+    queueing: Queueing = DEFAULT_QUEUEING
 
     def run(self, inputs: Inputs) -> Any:
         from gpuplan import api
 
         scen = inputs.add(SCENARIO_NAME, self.scenario.encode())
         demand = inputs.add(DEMAND_NAME, self.demand_csv.encode()) if self.demand_csv is not None else None
-        data = inputs.unlabel(api.plan_scenario(scen, self.catalog, self.lang, demand=demand))
+        data = inputs.unlabel(api.plan_scenario(scen, self.catalog, self.lang, demand=demand,
+                                                      queueing=self.queueing))
         if self.report == "none":
             return data
         from gpuplan.render.html import render_report

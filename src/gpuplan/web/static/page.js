@@ -322,6 +322,7 @@
       if (view === "plan") {
         const body = { scenario: yaml.value, lang: lang };
         if (planDemand) body.demand_csv = planDemand.csv;
+        body.queueing = $("#plan-queueing").value;
         const pr = await post("/api/plan", body);
         if (!pr.ok) { r = pr; } else {
           const data = await pr.json();
@@ -415,7 +416,8 @@
     if (!db.hidden) db.querySelector(".text").textContent = fill(L.audit_demand_ready, auditDemand);
     const pb = $("#plan-bar");
     pb.hidden = view !== "plan";
-    pb.querySelector(".text").textContent = planDemand ? fill(L.plan_demand_audit, planDemand) : L.plan_demand_schedules;
+    pb.querySelector(".text").textContent = !planDemand ? L.plan_demand_schedules
+      : fill(planDemand.file ? L.plan_demand_file : L.plan_demand_audit, planDemand);
     $("#clear-demand").hidden = !planDemand;
     const ready = last.kind === "plan" && last.data !== null && !result.classList.contains("stale");
     for (const b of pb.querySelectorAll("button.export")) b.disabled = !ready;
@@ -491,7 +493,16 @@
     planDemand = auditDemand;
     setView("plan");
   });
-  $("#clear-demand").addEventListener("click", () => { planDemand = null; setView("plan"); });
+  $("#clear-demand").addEventListener("click", () => { planDemand = null; $("#demand-file").value = ""; setView("plan"); });
+  $("#demand-file").addEventListener("change", async (ev) => {
+    const f = ev.target.files[0];
+    if (!f) return;
+    const csv = await f.text();
+    const rows = csv.split("\n").filter((l) => l.trim()).length - 1;
+    planDemand = { csv: csv, rows: Math.max(rows, 0), mode: "file", file: f.name };
+    setView("plan");
+  });
+  $("#plan-queueing").addEventListener("change", () => { markStale(); setView("plan"); });
 
   const sim = document.forms["sim-form"];
   const aud = document.forms["audit-form"];
