@@ -153,15 +153,18 @@ def hours_breakpoints(
     if stretch <= 0 or active_days <= 0:
         return []
     out = [24.0 / stretch]
+    slope = active_days * stretch
+    if days_per_week == 7:  # no days off: the calendar is continuous, one lease bend of each kind
+        out += [duration_hours / slope, (min_term_hours - setup_hours) / slope]
+        return sorted({x for x in out if lo < x < hi})
     k_lo = lo * active_days * stretch / 24 / days_per_week
     k_hi = hi * active_days * stretch / 24 / days_per_week
     gap = 24.0 * (7 - days_per_week)
-    slope = active_days * stretch
     for k in _int_range(k_lo, k_hi):
         out.append(24.0 * k * days_per_week / slope)
         out.append((duration_hours - gap * k) / slope)
         out.append((min_term_hours - setup_hours - gap * k) / slope)
-    return [x for x in out if lo < x < hi]
+    return sorted({x for x in out if lo < x < hi})
 
 
 def duration_breakpoints(
@@ -170,16 +173,17 @@ def duration_breakpoints(
 ) -> list[float]:
     """Where one offer's decision cost may bend or jump as the duration runs over [lo, hi] hours."""
     out = [min_term_hours - setup_hours]
-    for w in _int_range(lo / 168, hi / 168):
-        out.append(168.0 * w)
-        out.append(24.0 * (7 * w + days_per_week))
+    if days_per_week < 7:  # with no days off the schedule has no week boundaries to bend at
+        for w in _int_range(lo / 168, hi / 168):
+            out.append(168.0 * w)
+            out.append(24.0 * (7 * w + days_per_week))
     c = hours_per_day * stretch / 24
-    if c > 1:  # stretched days: the calendar jumps where c x active days passes whole weeks
+    if c > 1 and days_per_week < 7:  # stretched days: the calendar jumps where c x active days passes whole weeks
         for k in _int_range(lo / 24 / 7 * days_per_week * c, hi / 24 / 7 * days_per_week * c):
             x = k * days_per_week / c  # active days
             w = math.floor(x / days_per_week)
             out.append(24.0 * (7 * w + x - w * days_per_week))
-    return [x for x in out if lo < x < hi]
+    return sorted({x for x in out if lo < x < hi})
 
 
 # ---------------------------------------------------------------- the two searches of the verdict
