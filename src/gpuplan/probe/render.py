@@ -41,7 +41,7 @@ def _host_rows(doc: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     host = doc["host"]
     c, v, cpu, lim = host["container"], host["virtualization"], host["cpu"], host["cgroup_limits"]
     rows = [
-        (t("probe.deployment", lang), host["deployment"]),
+        (t("probe.deployment", lang), t(f"probe.deployment_{host['deployment']}", lang)),
         (t("probe.container", lang),
          t("probe.detected_with", lang, name=c["runtime"] or "?") if c["detected"] else _fmt(False, lang)),
         (t("probe.virtualization", lang),

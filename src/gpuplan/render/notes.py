@@ -15,6 +15,8 @@ def note_text(note: Any, lang: str, area: str = "compare") -> str:
         params["rule"] = t(f"{area}.{params['rule']}", lang)
     if "mode" in params:
         params["mode"] = t(f"{area}.mode_{params['mode']}", lang)
+    if "per" in params:  # a price unit: gpu-hour, node-day, ... (卡时, 节点·天 in Chinese)
+        params["per"] = t(f"compare.per_{params['per']}", lang)
     if "dir" in params:
         params["dir"] = t(f"{area}.dir_{params['dir']}", lang)
     if "why" in params:

@@ -50,7 +50,8 @@ def _grand_total(doc: PlanDoc, lang: str) -> list[str]:
 
 
 def _horizon(doc: PlanDoc, lang: str) -> str:
-    text = t("plan.horizon", lang, days=doc.horizon_hours / 24, source=doc.demand_source, dpm=doc.days_per_month)
+    source = t("plan.source_schedules", lang) if doc.demand_source == "schedules" else doc.demand_source
+    text = t("plan.horizon", lang, days=doc.horizon_hours / 24, source=source, dpm=doc.days_per_month)
     if doc.sample_hours and doc.sample_repeats:
         text += " " + t("plan.horizon_repeated", lang, hours=doc.sample_hours, n=doc.sample_repeats)
     if doc.kept_schedules:

@@ -73,7 +73,10 @@ def _lines(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> li
         lines.append(t("skipped", detail=detail))
     else:
         lines.append(t("skipped_none"))
-    lines.append(t("settings", wait=meta["wait"], queueing=meta["queueing"], packing=meta["packing"]))
+    packing = meta["packing"]
+    if meta.get("packing_mode") in ("gpu", "node"):
+        packing = t(f"packing_{meta['packing_mode']}", n=meta.get("gpus_per_node"))
+    lines.append(t("settings", wait=meta["wait"], queueing=meta["queueing"], packing=packing))
     prices = meta.get("prices")
     if prices:
         lines.append(
