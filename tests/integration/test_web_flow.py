@@ -251,3 +251,23 @@ def test_plan_takes_the_queueing(client: TestClient) -> None:
             d.pop("scenario", None)
         assert got == want
     assert client.post("/api/plan", json={"scenario": SEED_TEXT, "queueing": "lifo"}).status_code == 400
+
+
+def test_audit_takes_a_scenario_offer_and_gpus_per_node(client: TestClient, tmp_path: Path) -> None:
+    log = write_nvsmi(tmp_path / "node1.csv")
+    files = {"files": ("node1.csv", log.read_bytes(), "text/csv")}
+    assert client.post("/api/scenario/fields", json={"scenario": SEED_TEXT}).json()["offers"] == [
+        o["id"] for o in yaml.safe_load(SEED_TEXT)["offers"]]
+    r = client.post("/api/audit", files=files, data={"offer": "ct-910b", "scenario": SEED_TEXT})
+    assert r.status_code == 200, r.text
+    want = api.audit([log], offer="ct-910b", scenario=SEED)
+    assert r.json() == _relabel(want.to_json(), str(log), "node1.csv")
+    assert r.json()["fleet"]["price_per_gpu_hour"] is not None
+    r = client.post("/api/audit", files=files, data={"price": "2000/node-month", "gpus_per_node": "4"})
+    assert r.status_code == 200, r.text
+    want = api.audit([log], price="2000/node-month", gpus_per_node=4)
+    assert r.json() == _relabel(want.to_json(), str(log), "node1.csv")
+    r = client.post("/api/audit", files=files, data={"offer": "nope", "scenario": SEED_TEXT})
+    assert r.status_code == 422 and r.json()["field"] == "--offer"
+    r = client.post("/api/audit", files=files, data={"price": "2000/node-month", "gpus_per_node": "100001"})
+    assert r.status_code == 422 and r.json()["field"] == "gpus_per_node"

@@ -382,16 +382,14 @@ def create_app(
         if scenario is not None:
             await run_engine(limits.check_scenario, scenario, inline=small(scenario))
         _text(form, "lang", choices=("en", "zh"))
-        gpn = _text(form, "gpus_per_node")
-        if gpn is not None and not (gpn.isdigit() and int(gpn) >= 1):
-            raise _err(400, "request", "`gpus_per_node` must be a whole number >= 1", field="gpus_per_node")
+        gpn = _whole(form, "gpus_per_node")
         call = SimulateCall(
             trace=traces[0],
             reserved=reserved,
             wait=_text(form, "wait") or "0",
             queueing=cast(Queueing, _text(form, "queueing", choices=QUEUEINGS) or DEFAULT_QUEUEING),
             packing=cast(Packing, _text(form, "packing", choices=PACKINGS) or "gpu"),
-            gpus_per_node=int(gpn) if gpn is not None else None,
+            gpus_per_node=gpn,
             trace_format=_text(form, "trace_format") or "auto",
             scenario=scenario,
             gpu=_text(form, "gpu"),
@@ -403,16 +401,21 @@ def create_app(
     @app.post("/api/audit", tags=["engines"])
     async def api_audit(request: Request) -> Response:
         """Multipart form: `files` (one or more nvidia-smi CSV or Prometheus JSON files), optional `price`
-        (e.g. `8/gpu-hour`), `currency`, `lang`. What `gpuplan audit FILES -o json` prints. With `demand_mode`
+        (e.g. `8/gpu-hour`) or `offer` (an offer id of `scenario`, the scenario text), `currency`,
+        `gpus_per_node` (splits a node price), `lang`. What `gpuplan audit FILES -o json` prints. With `demand_mode`
         (`util` or `busy`; `gpu_type` names the GPU when the data does not): what `audit --demand-out
         demand.csv -o json` prints, plus `demand_csv`, the curve's CSV text (what `/api/plan` takes as demand)."""
         form = await _read_form(request)
         files = await _uploads(form, "files", one=False)
         _text(form, "lang", choices=("en", "zh"))
         mode = _text(form, "demand_mode", choices=("util", "busy"))
+        gpn = _whole(form, "gpus_per_node")
+        scenario = _text(form, "scenario", limit=None)
+        if scenario is not None:
+            await run_engine(limits.check_scenario, scenario, inline=small(scenario))
         call = AuditCall(files=tuple(files), price=_text(form, "price"), currency=_text(form, "currency") or "USD",
                          demand_mode=cast(Literal["util", "busy"] | None, mode), gpu_type=_text(form, "gpu_type"),
-                         catalog=settings.catalog)
+                         offer=_text(form, "offer"), scenario=scenario, gpus_per_node=gpn, catalog=settings.catalog)
         return await run_heavy(call)
 
     @app.post("/api/export", tags=["engines"], openapi_extra=_body_schema(ExportIn))
@@ -457,12 +460,12 @@ def create_app(
     async def api_fields(request: Request) -> dict[str, Any]:
         """The common fields of a scenario (for the form), with their current values, and the GPUs its
         offers provide (`gpus`: the choices of the replay's and the audit's GPU fields)."""
-        from gpuplan.web.edit import common_fields, offered_gpus
+        from gpuplan.web.edit import common_fields, offer_ids, offered_gpus
 
         body = await _read_model(request, FieldsIn)
 
         def both(text: str) -> dict[str, Any]:
-            return {"fields": common_fields(text), "gpus": offered_gpus(text, cat.offers)}
+            return {"fields": common_fields(text), "gpus": offered_gpus(text, cat.offers), "offers": offer_ids(text)}
 
         return cast(dict[str, Any], await run_engine(both, body.scenario, inline=small(body.scenario)))
 
@@ -590,6 +593,19 @@ def _text(form: Any, key: str, *, choices: tuple[str, ...] | None = None, limit:
     if choices is not None and v not in choices:
         raise _err(400, "request", f"`{key}` must be one of {', '.join(choices)}, got {v!r}", field=key)
     return v
+
+
+def _whole(form: Any, key: str) -> int | None:
+    """A whole number >= 1 of the form (None when absent); 400 otherwise, or 422 past 100,000 (GPUs per node)."""
+    v = _text(form, key)
+    if v is None:
+        return None
+    if not (v.isdigit() and int(v) >= 1):
+        raise _err(400, "request", f"`{key}` must be a whole number >= 1", field=key)
+    if int(v) > limits.MAX_GPUS_PER_WORKLOAD:
+        raise _err(422, "limit", f"`{key}`: {int(v):,} is over the limit of {limits.MAX_GPUS_PER_WORKLOAD:,}",
+                   field=key)
+    return int(v)
 
 
 def _call(fn: Any, *args: Any, **kw: Any) -> Any:

@@ -97,6 +97,14 @@ def offered_gpus(text: str, catalog_offers: dict[str, Any] | None = None) -> lis
     return sorted(out)
 
 
+def offer_ids(text: str) -> list[str]:
+    """The scenario's offer ids, in its order (the audit form prices idle time with one: `audit --offer`)."""
+    data = _load(text)
+    offers = data.get("offers") if isinstance(data.get("offers"), list) else []
+    ids = [o.get("id") or o.get("use") for o in offers if isinstance(o, dict)]
+    return [i for i in ids if isinstance(i, str) and i]
+
+
 def _scalar(v: Any) -> Any:
     return v if isinstance(v, str | int | float) and not isinstance(v, bool) else None
 

@@ -112,6 +112,9 @@ class AuditCall:
     currency: str = "USD"
     demand_mode: Literal["util", "busy"] | None = None  # also derive the hourly demand curve
     gpu_type: str | None = None
+    offer: str | None = None  # price the idle time with this offer of `scenario` (audit --offer)
+    scenario: str | None = None
+    gpus_per_node: int | None = None  # splits a node price (audit --gpus-per-node)
     catalog: str | None = None
 
     def run(self, inputs: Inputs) -> Any:
@@ -120,8 +123,10 @@ class AuditCall:
         from gpuplan import api
 
         paths = [inputs.add(f.name, f.data) for f in self.files]
+        scen = inputs.add(SCENARIO_NAME, self.scenario.encode()) if self.scenario is not None else None
         report = api.audit(paths, price=self.price, currency=self.currency, catalog=self.catalog,
-                           demand_mode=self.demand_mode, gpu_type=self.gpu_type)
+                           demand_mode=self.demand_mode, gpu_type=self.gpu_type, offer=self.offer, scenario=scen,
+                           gpus_per_node=self.gpus_per_node)
         data = inputs.unlabel(report.to_json(DEMAND_NAME if report.demand is not None else None))
         if report.demand is not None:
             data["demand_csv"] = report.demand.csv

@@ -239,12 +239,25 @@
     }
   }
 
+  function setOfferChoices(ids) {
+    const sel = document.forms["audit-form"].elements.offer;
+    const keep = sel.value;
+    while (sel.options.length > 1) sel.remove(1);
+    for (const id of ids) {
+      const o = document.createElement("option");
+      o.value = id; o.textContent = id;
+      sel.appendChild(o);
+    }
+    if (ids.includes(keep)) sel.value = keep;
+  }
+
   async function refreshFields() {
     const r = await post("/api/scenario/fields", { scenario: yaml.value });
     if (!r.ok) return;  // the result request reports the error
     const body = await r.json();
     buildForm(body.fields);
     setGpuChoices(body.gpus || []);
+    setOfferChoices(body.offers || []);
   }
 
   // A field changed: the result is stale now; the value is written into the YAML after a pause.
@@ -524,6 +537,7 @@
   $("#run-audit").addEventListener("click", () => {
     const fd = new FormData(aud);
     if (!aud.elements.demand_mode.value) { fd.delete("demand_mode"); fd.delete("gpu_type"); }
+    if (aud.elements.offer.value) fd.append("scenario", yaml.value); else fd.delete("offer");
     fd.append("lang", lang);
     upload("/api/audit", aud, fd, "audit");
   });
