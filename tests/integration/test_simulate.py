@@ -153,3 +153,29 @@ def test_real_subprocess(trace: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["runs"][0]["reserved_gpus"] == 4
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_reports_mark_the_recommended_r(capsys: pytest.CaptureFixture[str], trace: Path, tmp_path: Path,
+                                        examples_dir: Path) -> None:
+    scen = examples_dir / "seed-910b.yaml"
+    html = tmp_path / "sim.html"
+    args = [str(trace), "--reserved", "0,4,8", "--wait", "inf", "--scenario", str(scen), "--max-wait", "max=0"]
+    rc, out, err = run(capsys, *args, "-o", "json", "--html", str(html))
+    assert rc == 0, err
+    doc = json.loads(out)
+    rec = doc["recommended"]
+    meeting = [r for r in doc["runs"] if r["wait_hours"]["max"] <= 0]
+    assert rec["reserved_gpus"] == min(meeting, key=lambda r: (r["cost"]["per_month"], r["reserved_gpus"]))[
+        "reserved_gpus"]
+    page = html.read_text(encoding="utf-8")
+    assert 'class="recommended"' in page and f"Recommended: lease R = {rec['reserved_gpus']} GPUs" in page
+    rc, md, _ = run(capsys, *args, "-o", "markdown", "--lang", "zh")
+    assert rc == 0 and f"| **{rec['reserved_gpus']}** |" in md and f"推荐：租用 R = {rec['reserved_gpus']} 张卡" in md
+    # no R meets an impossible budget: null with the reason, and the table says so
+    rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "inf", "--scenario", str(scen),
+                     "--max-wait", "max=0", "-o", "json")
+    doc = json.loads(out)
+    assert doc["recommended"] is None and doc["no_recommendation"]["code"] == "none_meets"
+    rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "inf", "--scenario", str(scen),
+                     "--max-wait", "max=0")
+    assert "No R meets the waiting budget max <= 0m" in " ".join(out.split())
