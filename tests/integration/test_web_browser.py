@@ -413,3 +413,18 @@ def test_plan_with_an_uploaded_demand_csv(server: str, browser, artifacts: Path,
     page.screenshot(path=str(artifacts / "web-desk-plan-demand-file.png"))
     assert not errors, errors
     ctx.close()
+
+
+def test_an_emptied_field_is_marked_until_a_value_is_back(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    ctx, page, errors = _open(browser, server, "desk")
+    gpus = page.locator('#fields input[data-path="workloads[0].gpus"]')
+    gpus.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.wait_for_selector('#fields input[data-path="workloads[0].gpus"][aria-invalid="true"]', timeout=5000)
+    assert "YAML" in page.inner_text("#fields .field-msg") and "err" in page.get_attribute("#status", "class")
+    page.keyboard.type("4")  # the value it had: the mark goes, the result is the current one again
+    page.wait_for_selector("#status.ok", timeout=15000)
+    assert gpus.get_attribute("aria-invalid") is None and page.locator("#fields .field-msg").count() == 0
+    assert not errors, errors
+    ctx.close()

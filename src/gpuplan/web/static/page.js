@@ -262,7 +262,8 @@
 
   // A field changed: the result is stale now; the value is written into the YAML after a pause.
   function fieldTyped(input) {
-    if (input.value === input.dataset.was && !(input.dataset.path in pending)) return;
+    if (input.value === input.dataset.was && !(input.dataset.path in pending)
+        && input.getAttribute("aria-invalid") !== "true") return;
     clearField(input);
     pending[input.dataset.path] = input;
     markStale();
