@@ -215,6 +215,9 @@ def plan(
     elif trace is not None:
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         # workloads on a GPU the trace never names keep their own schedule (never dropped)
+        from gpuplan.sim.limits import check_trace_rows
+
+        check_trace_rows(trace)  # past 10 million rows: exit 2 before reading it
         dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format), scen.workloads)
     else:
         dem = demand_mod.from_schedules(scen.workloads)

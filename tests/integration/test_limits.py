@@ -94,3 +94,12 @@ def test_bundled_trace_recommends_the_cheapest_r_meeting_the_budget(
         out = " ".join(capsys.readouterr().out.split())
         assert "Recommended: lease R = 48 GPUs" in out and "48*" in out
         assert "2,711 h at p95" in out  # the cheapest R's absurd wait is said
+
+
+def test_plan_trace_rows_past_the_limit_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch, examples_dir: Path) -> None:
+    p = tmp_path / "big.csv"
+    p.write_text("submit_time,duration,gpus\n" + "0,3600,1\n" * 20, encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_TRACE_ROWS", 10)
+    rc, err, _ = err_of(capsys, "plan", str(examples_dir / "seed-910b.yaml"), "--trace", str(p))
+    assert rc == 2 and "big.csv" in err and "more than 10 rows" in err
