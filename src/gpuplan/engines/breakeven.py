@@ -13,7 +13,7 @@ pieces end where the formulas switch branch:
 coarse grid -- and solves that bracket exactly: it finds the first piece between breakpoints where the
 sign changes (one evaluation per breakpoint), takes the piece's line from two points inside it and
 returns its root, checked (f there is zero to rounding); where the line keeps one sign, f jumps through
-zero at the piece's start, which is the answer. Only a bend this list does not name leaves the
+zero at an end of the piece, which is the answer. Only a bend this list does not name leaves the
 bracket to plain bisection. No root-finder library is loaded.
 """
 
@@ -121,9 +121,12 @@ def solve_bracket(f: Fn, a: float, fa: float, b: float, fb: float, inner: list[f
             return r
     # the piece's line keeps one sign: f jumps through zero at an end (the calendar skipping days off)
     line_p, line_q = y1 + slope * (p - x1), y1 + slope * (q - x1)
-    eps = BISECT_XTOL * max(1.0, abs(p))
-    if (line_p < 0) == (line_q < 0) and (line_p < 0) != (fp < 0) and (f(p + eps) < 0) == (line_p < 0):
-        return p
+    eps = BISECT_XTOL * max(1.0, abs(q))
+    if (line_p < 0) == (line_q < 0):
+        if (line_p < 0) != (fp < 0) and (f(p + eps) < 0) == (line_p < 0):
+            return p  # f(p) is the value before the jump
+        if (line_q < 0) == (fp < 0) and (f(q - eps) < 0) == (line_q < 0):
+            return q  # f(q) is already the value after it (the jump's point, rounded)
     return _bisect(f, p, fp, q)
 
 
@@ -200,8 +203,19 @@ def duration_grid(hi: float, n: int = 20) -> list[float]:
 
 
 def _stretch(w: Workload, o: Offer, s: Scenario, cat: Catalog) -> float:
-    sd = option_cost(w, o, s, cat).slowdown
-    return sd.total * sd.gpu_speed_factor
+    """Slowdown x GPU speed factor of `w` on `o` (remembered: both searches of a workload ask)."""
+    key = (id(w), id(o), id(s), id(cat))
+    hit = _STRETCH.get(key)
+    if hit is None or hit[0] is not w or hit[1] is not o or hit[2] is not s or hit[3] is not cat:
+        sd = option_cost(w, o, s, cat).slowdown
+        hit = (w, o, s, cat, sd.total * sd.gpu_speed_factor)
+        if len(_STRETCH) > 4096:
+            _STRETCH.clear()
+        _STRETCH[key] = hit
+    return hit[4]
+
+
+_STRETCH: dict[tuple[int, int, int, int], tuple[Workload, Offer, Scenario, Catalog, float]] = {}
 
 
 def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalog) -> float | None:
@@ -229,6 +243,8 @@ def flip_duration(w: Workload, winner: Offer, runner: Offer, s: Scenario, cat: C
     stretch = [_stretch(w, o, s, cat) for o in (winner, runner)]
     kinks = [x for o, st in zip((winner, runner), stretch, strict=True) for x in duration_breakpoints(
         st, w.hours_per_day, w.days_per_week, o.min_term_hours, o.setup_hours, grid[0], grid[-1])]
-    # days of at most 24 h of stretched work: the week boundaries and the min terms are every bend
-    complete = all(w.hours_per_day * st <= 24 for st in stretch)
+    # the week boundaries, the calendar's jumps and the min terms are every bend, but where a lease's
+    # stretched day is over 24 h (then its calendar may outrun the duration at a point not listed)
+    complete = all(o.mode == "container" or w.hours_per_day * st <= 24
+                   for o, st in zip((winner, runner), stretch, strict=True))
     return first_crossing(diff, grid, kinks, complete=complete)
