@@ -1,169 +1,258 @@
-"""Benchmark of `gpuplan simulate`: the shared openb trace repeated 100 times (620,300 jobs).
+"""Benchmark of `gpuplan simulate` as a user runs it: whole processes, against a plain heapq replay.
 
-Prints, measured in this process:
-- one replay end to end (file read included): the compiled path (polars reader + numba kernel)
-  against the plain path (csv module reader + the heapq reference), and the ratio;
-- a 32-point sweep of R (trace read once, kernel compiled once).
-Goals (issue 3): ratio >= 20x; sweep < 10 s on a 2-core machine.
+The baseline is `plain_replay` below: the csv module reads the openb pod list by the trace README's
+rules, and a heapq event loop replays it (the same semantics as `gpuplan.sim.replay`: strict FIFO,
+pooled GPUs in thousandths of a card, a queued job bursts at its deadline). It runs as its own
+process (`python bench_simulate.py --plain TRACE`), imports nothing but the standard library, and
+prints the numbers gpuplan prints, which the benchmark checks are the same.
 
-Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 100] [--queueing strict-fifo] [--wait 2h]
+Prints first, whole processes (wall time, median of --repeats, and peak memory), for the shared openb
+trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 620,300 jobs, x1000 = 6.2 million):
+`gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, and the ratio.
+Then, labelled as such, in-process figures (read, sort, replay) of the compiled loop.
+Goals (issue 15): never slower than the plain replay; >= 20x it at x100; x1000 under 3 s and 1.5 GB.
+
+Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 1,10,100,1000] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import math
+import heapq
+import json
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "traces" / "alibaba-gpu-v2023" / "openb_pod_list_default.csv"
+GPUPLAN = Path(sys.executable).with_name("gpuplan")
 
 
-def build_trace(src: Path, copies: int, dest: Path) -> int:
-    """`copies` copies of the pod list, copy k shifted by k x the trace's span (seconds)."""
-    import polars as pl
-
-    df = pl.read_csv(src)
-    times = ["creation_time", "deletion_time", "scheduled_time"]
-    span = int(max(df[c].max() for c in times)) - int(min(df[c].min() for c in times)) + 1  # type: ignore[operator]
-    parts = []
-    for k in range(copies):
-        shift = k * span
-        parts.append(
-            df.with_columns(
-                [(pl.col(c) + shift).alias(c) for c in times] + [(pl.col("name") + f"-{k}").alias("name")]
-            )
-        )
-    pl.concat(parts).write_csv(dest)
-    return span
+# ---------------------------------------------------------------- the baseline (standard library only)
 
 
-def read_plain(path: Path):  # type: ignore[no-untyped-def]
-    """The plain baseline reader: the csv module and the trace README's rules."""
-    from gpuplan.sim.traces import Trace
-
-    submit, duration, gpus = [], [], []
-    skipped: dict[str, int] = {}
-    with path.open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            num = int(row["num_gpu"])
-            if num == 0:
-                skipped["no_gpu"] = skipped.get("no_gpu", 0) + 1
-                continue
-            if not row["scheduled_time"]:
-                skipped["never_ran"] = skipped.get("never_ran", 0) + 1
+def plain_replay(path: str, reserved: int, wait_s: float) -> dict[str, float]:
+    """Read the openb pods with csv, replay strict FIFO over pooled GPUs with heapq; the headline numbers."""
+    jobs = []
+    skipped = 0
+    with open(path, newline="") as fh:
+        for k, row in enumerate(csv.DictReader(fh)):
+            num = float(row["num_gpu"])
+            if num == 0 or not row["scheduled_time"]:
+                skipped += 1
                 continue
             run = float(row["deletion_time"]) - float(row["scheduled_time"])
             if run <= 0:
-                skipped["non_positive_duration"] = skipped.get("non_positive_duration", 0) + 1
+                skipped += 1
                 continue
-            g = int(row["gpu_milli"]) / 1000 if num == 1 and row["gpu_milli"] else float(num)
-            submit.append(float(row["creation_time"]))
-            duration.append(run)
-            gpus.append(g)
-    return Trace(
-        np.array(submit), np.array(duration), np.array(gpus), None, skipped, str(path), "alibaba-2023"
+            milli = row["gpu_milli"]
+            g = float(milli) / 1000 if num == 1 and milli else num
+            jobs.append((float(row["creation_time"]), k, run, g))
+    jobs.sort()
+    n = len(jobs)
+    cap = reserved * 1000
+    free = cap
+    running: list[tuple[float, int]] = []
+    queue: list[int] = []  # FIFO: head at queue[qh]
+    qh = 0
+    units = [max(round(j[3] * 1000), 1) for j in jobs]
+    start = [0.0] * n
+    burst = [False] * n
+    i = 0
+    while True:
+        t = jobs[i][0] if i < n else float("inf")
+        if running and running[0][0] < t:
+            t = running[0][0]
+        if qh < len(queue) and jobs[queue[qh]][0] + wait_s < t:
+            t = jobs[queue[qh]][0] + wait_s
+        if t == float("inf"):
+            break
+        while running and running[0][0] <= t:
+            free += units[heapq.heappop(running)[1]]
+        while i < n and jobs[i][0] <= t:
+            if units[i] <= cap:
+                queue.append(i)
+            else:
+                start[i], burst[i] = t, True
+            i += 1
+        for phase in (0, 1, 2):
+            if phase == 1:
+                burst_any = False
+                while qh < len(queue) and jobs[queue[qh]][0] + wait_s <= t:
+                    j = queue[qh]
+                    start[j], burst[j] = t, True
+                    qh += 1
+                    burst_any = True
+                if not burst_any:
+                    break
+                continue
+            while qh < len(queue) and units[queue[qh]] <= free:
+                j = queue[qh]
+                qh += 1
+                free -= units[j]
+                start[j] = t
+                heapq.heappush(running, (t + jobs[j][2], j))
+    gh = [j[3] * j[2] / 3600 for j in jobs]
+    return {
+        "jobs": n,
+        "burst_jobs": sum(burst),
+        "burst_gpu_hours": sum(g for g, b in zip(gh, burst, strict=True) if b),
+        "mean_wait_hours": sum(start[k] - jobs[k][0] for k in range(n)) / 3600 / n,
+    }
+
+
+# ---------------------------------------------------------------- traces
+
+
+def build_trace(src: Path, copies: int, dest: Path) -> None:
+    """`copies` copies of the pod list, copy k shifted by k x the trace's span (seconds)."""
+    times = ("creation_time", "deletion_time", "scheduled_time")
+    with src.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, body = rows[0], rows[1:]
+    cols = [header.index(c) for c in times]
+    vals = [int(r[c]) for r in body for c in cols if r[c]]
+    span = max(vals) - min(vals) + 1
+    with dest.open("w", newline="") as out:
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(header)
+        for k in range(copies):
+            shift = k * span
+            for r in body:
+                r2 = list(r)
+                r2[0] = f"{r[0]}-{k}"
+                for c in cols:
+                    if r2[c]:
+                        r2[c] = str(int(r2[c]) + shift)
+                w.writerow(r2)
+
+
+# ---------------------------------------------------------------- whole processes
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU (user + system) seconds of one child process, and its stdout."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
+    return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime, r.stdout
+
+
+def median_run(cmd: list[str], repeats: int) -> tuple[float, float, str]:
+    """Median wall and median CPU seconds of `repeats` runs, and the last stdout."""
+    walls, cpus = [], []
+    out = ""
+    for _ in range(repeats):
+        w, c, out = timed(cmd)
+        walls.append(w)
+        cpus.append(c)
+    return statistics.median(walls), statistics.median(cpus), out
+
+
+def peak_mb(cmd: list[str]) -> float:
+    """Peak resident memory of one run, measured in a fresh helper process (RUSAGE_CHILDREN is a max)."""
+    code = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
     )
+    r = subprocess.run([sys.executable, "-c", code, *cmd], capture_output=True, text=True, check=True)
+    return float(r.stdout)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a))  # sums in another order
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--copies", type=int, default=100)
+    ap.add_argument("--plain", help=argparse.SUPPRESS)  # run the baseline on this trace and print JSON
+    ap.add_argument("--copies", default="1,10,100,1000")
     ap.add_argument("--reserved", type=int, default=16)
-    ap.add_argument("--wait", default="2h")
-    ap.add_argument("--queueing", default="strict-fifo")
-    ap.add_argument("--packing", default="gpu")
-    ap.add_argument("--sweep", default="0:248:8", help="32 points by default")
-    ap.add_argument("--repeats", type=int, default=5, help="best of N runs for each path")
+    ap.add_argument("--wait-hours", type=float, default=2.0)
+    ap.add_argument("--repeats", type=int, default=3, help="median of N whole-process runs")
+    ap.add_argument("--plain-max-copies", type=int, default=100, help="skip the baseline above this (minutes)")
     args = ap.parse_args()
+    if args.plain:
+        print(json.dumps(plain_replay(args.plain, args.reserved, args.wait_hours * 3600)))
+        return 0
     if not SHARED.is_file():
         print(f"the shared trace is missing: {SHARED}", file=sys.stderr)
         return 2
+    ok = True
+    print(
+        f"whole processes, median of {args.repeats} (wall s; CPU s = user + system; peak MB of one run): "
+        f"R={args.reserved}, wait {args.wait_hours:g} h, strict-fifo, packing gpu"
+    )
+    print(
+        f"{'trace':>10} {'jobs':>10} {'gpuplan s':>10} {'CPU s':>7} {'MB':>7} {'plain s':>9} {'CPU s':>7} "
+        f"{'ratio':>7} {'CPU':>7}  same"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for copies in (int(c) for c in args.copies.split(",")):
+            if copies == 1:
+                path = SHARED
+            else:
+                path = Path(tmp) / f"openb_x{copies}.csv"
+                build_trace(SHARED, copies, path)
+            ours_cmd = [
+                str(GPUPLAN), "simulate", str(path), "-r", str(args.reserved),
+                "-w", f"{args.wait_hours:g}h", "--queueing", "strict-fifo", "-o", "json",
+            ]
+            t_ours, c_ours, out = median_run(ours_cmd, args.repeats)
+            mb = peak_mb(ours_cmd)
+            run = json.loads(out)["runs"][0]
+            line = f"{'x' + str(copies):>10} {run['jobs']:>10,} {t_ours:>10.3f} {c_ours:>7.3f} {mb:>7.0f}"
+            if copies <= args.plain_max_copies:
+                plain_cmd = [
+                    sys.executable, __file__, "--plain", str(path), "--reserved", str(args.reserved),
+                    "--wait-hours", str(args.wait_hours),
+                ]
+                t_plain, c_plain, pout = median_run(plain_cmd, args.repeats)
+                base = json.loads(pout)
+                same = (
+                    (base["jobs"], base["burst_jobs"]) == (run["jobs"], run["burst_jobs"])
+                    and _close(base["burst_gpu_hours"], run["gpu_hours"]["burst"])
+                    and _close(base["mean_wait_hours"], run["wait_hours"]["mean"])
+                )
+                ok &= same
+                line += f" {t_plain:>9.3f} {c_plain:>7.3f} {t_plain / t_ours:>6.1f}x {c_plain / c_ours:>6.1f}x  {same}"
+            else:
+                line += f" {'-':>9} {'-':>7}  (baseline skipped: --plain-max-copies)"
+            print(line, flush=True)
+            if copies == max(int(c) for c in args.copies.split(",")):
+                in_process(path, args)
+            if path != SHARED:
+                path.unlink()
+    return 0 if ok else 1
 
-    from gpuplan.inputs.units import parse_duration
-    from gpuplan.sim.replay import Jobs, parse_reserved, replay, replay_reference, simulate, summarize
+
+def in_process(path: Path, args: argparse.Namespace) -> None:
+    """In-process figures for the largest trace (after imports, in this process: not what a user sees)."""
+    from gpuplan.sim.replay import Jobs, kernel_name, replay
     from gpuplan.sim.traces import read_trace
 
-    wait_s = parse_duration(args.wait, allow_inf=True) * 3600
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "openb_x100.csv"
-        t0 = time.perf_counter()
-        span = build_trace(SHARED, args.copies, path)
-        print(
-            f"built {path.name}: {args.copies} copies shifted by {span:,} s "
-            f"({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.2f} s"
-        )
-
-        t0 = time.perf_counter()  # compile (or load from numba's on-disk cache)
-        replay(Jobs.from_trace(read_trace(SHARED)), 8, wait_s, args.queueing, args.packing)
-        print(f"numba kernel ready (compile or cache load) in {time.perf_counter() - t0:.2f} s")
-
-        cfg = (args.reserved, wait_s, args.queueing, args.packing)
-
-        def run_fast():  # type: ignore[no-untyped-def]
-            t0 = time.perf_counter()
-            trace = read_trace(path)
-            t_read = time.perf_counter() - t0
-            jobs = Jobs.from_trace(trace)
-            res = replay(jobs, *cfg)
-            return time.perf_counter() - t0, t_read, jobs, res, summarize(jobs, res, args.reserved)
-
-        def run_plain():  # type: ignore[no-untyped-def]
-            t0 = time.perf_counter()
-            trace = read_plain(path)
-            t_read = time.perf_counter() - t0
-            jobs = Jobs.from_trace(trace)
-            res = replay_reference(jobs, *cfg)
-            return time.perf_counter() - t0, t_read, jobs, res, summarize(jobs, res, args.reserved)
-
-        # best of `repeats` for each path: the machine is shared, the minimum is the least disturbed run
-        t_fast, t_read, jobs, fast, fast_out = min(
-            (run_fast() for _ in range(args.repeats)), key=lambda x: x[0]
-        )
-        t_plain, t_pread, _, plain, plain_out = min(
-            (run_plain() for _ in range(args.repeats)), key=lambda x: x[0]
-        )
-        n = len(jobs)
-
-        same = np.array_equal(fast.start, plain.start) and np.array_equal(fast.burst, plain.burst)
-        print(
-            f"\none replay (best of {args.repeats}), R={args.reserved}, wait {args.wait}, {args.queueing}, "
-            f"packing {args.packing}: "
-            f"{n:,} jobs, {fast_out['burst_jobs']:,} burst"
-        )
-        print(f"  compiled  end to end {t_fast:7.3f} s (read {t_read:.3f} s)  {n / t_fast:12,.0f} jobs/s")
-        print(f"  plain     end to end {t_plain:7.3f} s (read {t_pread:.3f} s)  {n / t_plain:12,.0f} jobs/s")
-        print(
-            f"  ratio {t_plain / t_fast:.1f}x end to end, {(t_plain - t_pread) / (t_fast - t_read):.0f}x "
-            f"replay only; results identical: {same and fast_out == plain_out}"
-        )
-
-        levels = parse_reserved(args.sweep)
-        t0 = time.perf_counter()
-        trace = read_trace(path)
-        out = simulate(
-            trace,
-            levels,
-            wait_s / 3600 if math.isfinite(wait_s) else math.inf,
-            queueing=args.queueing,
-            packing=args.packing,
-        )
-        t_sweep = time.perf_counter() - t0
-        print(
-            f"\nsweep of {len(levels)} values of R ({levels[0]}..{levels[-1]}), read once: {t_sweep:.2f} s "
-            f"({t_sweep / len(levels) * 1000:.0f} ms per R)"
-        )
-        best = min(out, key=lambda o: o["burst_jobs"])
-        print(
-            f"  fewest bursts at R={best['reserved_gpus']}: {best['burst_jobs']:,} of {best['jobs']:,} jobs"
-        )
-    return 0 if same else 1
+    t0 = time.perf_counter()
+    trace = read_trace(path)
+    t1 = time.perf_counter()
+    jobs = Jobs.from_trace(trace)
+    t2 = time.perf_counter()
+    replay(jobs, args.reserved, args.wait_hours * 3600, "strict-fifo", "gpu")
+    t3 = time.perf_counter()
+    print(
+        f"\nin-process, {path.name} ({len(jobs):,} jobs; compiled loop: {kernel_name()}): "
+        f"read {t1 - t0:.3f} s, sort {t2 - t1:.3f} s, replay {t3 - t2:.3f} s"
+    )
 
 
 if __name__ == "__main__":
