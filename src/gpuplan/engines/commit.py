@@ -22,8 +22,10 @@ F_m(L) = E[container cost of spill_m(L)] is convex and decreasing in L (a max(0,
 averaged with non-negative weights). Writing F_m as F_m(0) plus its increments Delta_m(j) (increasing in
 j) gives a mixed-integer program: minimise sum a_(T,s) x_(T,s) + sum Delta_m(j) y_(m,j) subject to
 sum_j y_(m,j) <= L_m, L_m >= pinned, 0 <= y <= 1, x whole. Its constraint matrix is an interval matrix
-(each tranche covers consecutive months) plus unit columns: totally unimodular, so the LP relaxation
-already has a whole-number optimum; HiGHS (scipy.optimize.milp) solves it to optimality. The setup
+(each tranche covers consecutive months) plus unit columns: totally unimodular, so a basic optimum of the
+LP relaxation is whole; HiGHS's dual simplex finds one (scipy.optimize.linprog), and HiGHS's integer
+solver (milp) decides in the unlikely case that numerical trouble leaves it fractional. F_m is computed
+exactly from the demand's levels and the paths sorted by demand scale (no sizes x paths array). The setup
 labour is a fixed charge: the best ladder is the cheaper of all-container and the program's optimum
 plus setup, which is exact for one bare-metal offer per GPU (several offers: each alone and all together
 are solved, the cheapest kept). tests/unit/test_commit.py checks it against brute force.
@@ -32,7 +34,8 @@ Compared with:
     all_container   L_m = 0
     single_term[T]  one pool of R cards on term T from month 0, renewed back to back while a renewal
                     fits the horizon (later months on containers); R chosen for the lowest expected cost
-    hindsight       per path, the cheapest of: all-container, every single-term pool of every size R, the
+    hindsight       per path, the cheapest of: all-container, every single-term pool of every size R (up to
+                    64 lease units; above, 65 sizes spread over the range and each term's best), the
                     ladder; regret = ladder - hindsight >= 0 on each path (a lower bound on the regret
                     against every ladder in hindsight, which would need a program per path)
 
@@ -225,6 +228,7 @@ class _Demand:
 
     xs: list[np.ndarray]  # breakpoints (0 and the sorted distinct demand values)
     ss: list[np.ndarray]  # spill at each breakpoint: sum_t max(0, d_t - x)
+    levels: list[tuple[np.ndarray, np.ndarray]]  # distinct demand values > 0 and their hours
     peaks: np.ndarray
     elastic: np.ndarray  # elastic GPU-hours by month (base)
     pinned: float
@@ -235,21 +239,42 @@ class _Demand:
         n = months * month_hours
         tiled = np.resize(pool, n).reshape(months, month_hours)
         el = np.resize(elastic, n).reshape(months, month_hours).sum(axis=1)
-        xs, ss = [], []
+        xs, ss, levels = [], [], []
         for row in tiled:
             d = np.sort(row)
+            vals, counts = np.unique(d[d > 0], return_counts=True)
+            levels.append((vals, counts.astype(np.float64)))
             x = np.unique(np.concatenate([[0.0], d]))
             # spill at x: sum of d > x minus x times their count
             idx = np.searchsorted(d, x, side="right")
             suffix = np.concatenate([np.cumsum(d[::-1])[::-1], [0.0]])
             xs.append(x)
             ss.append(suffix[idx] - x * (len(d) - idx))
-        return cls(xs, ss, tiled.max(axis=1), el, pinned, float(tiled[0].min()) if months else 0.0)
+        return cls(xs, ss, levels, tiled.max(axis=1), el, pinned, float(tiled[0].min()) if months else 0.0)
 
     def spill(self, m: int, cards: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Dedicated GPU-hours above `cards` in month m at demand scale k (broadcast): k x S(cards / k)."""
-        x = cards / k
-        return k * np.interp(x, self.xs[m], self.ss[m], right=0.0)
+        vals, hours = self.levels[m]
+        if len(vals) <= 8:  # a few demand levels (schedules): sum of h max(0, k d - cards), no search
+            out = np.zeros(np.broadcast_shapes(np.shape(cards), np.shape(k)))
+            for d, n in zip(vals, hours, strict=True):
+                out += n * np.maximum(k * d - cards, 0.0)
+            return out
+        return k * np.interp(cards / k, self.xs[m], self.ss[m], right=0.0)
+
+    def expected(self, m: int, cards: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """mean over paths p of w_p x spill_m(cards; k_p), for every value in `cards`, without a
+        cards x paths array: spill = sum over demand levels d (h hours each) of h max(0, k d - cards), and
+        for each level the paths with k > cards / d are a suffix of the paths sorted by k."""
+        order = np.argsort(k, kind="stable")
+        ks = k[order]
+        sa = np.concatenate([np.cumsum((w * k)[order][::-1])[::-1], [0.0]])
+        sb = np.concatenate([np.cumsum(w[order][::-1])[::-1], [0.0]])
+        out = np.zeros(len(cards))
+        for d, hours in zip(*self.levels[m], strict=True):
+            i = np.searchsorted(ks, cards / d, side="right")
+            out += hours * (d * sa[i] - cards * sb[i])
+        return np.maximum(out, 0.0) / max(len(k), 1)
 
 
 def default_drifts(scenario: Scenario, quotes: dict[str, Pair] | None = None) -> Drifts:
@@ -347,21 +372,15 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     J = top_cards // step
     R = (np.arange(J + 1) * step).astype(np.float64)
 
-    # container cost by month for every pool size (J+1, P); its expectation gives the increments
+    # expected container cost by month for every pool size (h, J+1): the program's increments
     F = np.zeros((h, J + 1))
-    cuts = sorted({(h // o.months) * o.months for o in options})
-    run = np.zeros((J + 1, P))
-    at_cut: dict[int, np.ndarray] = {}
     all_ct = np.zeros(P)
     for m in range(h):
-        cont = dem.spill(m, R[:, None], k[m][None, :]) * unit[m][None, :]
-        F[m] = cont.mean(axis=1)
-        run += cont
-        all_ct += cont[0]
-        if m + 1 in cuts:
-            at_cut[m + 1] = run.copy()
+        F[m] = dem.expected(m, R, k[m], unit[m])
+        all_ct += dem.spill(m, np.zeros(P), k[m]) * unit[m]
     all_ct += elastic_cost.sum(axis=0)
     allc_monthly = F[:, 0] + elastic_cost.mean(axis=1)
+
 
     # bare-metal drift factor for a tranche signed at month s, per path: (1 + r_b)^(s/12)
     def bfac(s: int) -> np.ndarray:
@@ -415,31 +434,51 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
         monthly[0] += setup
     ladder = Costs(monthly.sum(axis=0))
 
-    # -- single-term pools, and the hindsight minimum per path
+    # -- single-term pools (the size with the lowest expected cost, over every size), and the hindsight
+    # minimum per path (over every size up to 64 lease units, else 65 sizes spread over 0..J and each R*)
     hind = np.minimum(all_ct, ladder.per_path)
     single: dict[int, Costs] = {}
     single_cards: dict[int, int] = {}
-    for t in sorted({o.months for o in options}):
-        best_t: tuple[float, np.ndarray, int] | None = None
-        for o in (x for x in options if x.months == t):
-            cut = (h // t) * t
-            lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, t)), np.zeros(P))
-            rest = all_ct - at_cut[cut][0] if cut else all_ct
-            sizes = np.arange(J + 1)
-            per = at_cut[cut] + lease[None, :] * sizes[:, None] + rest[None, :]
-            per[1:] += o.tariff.setup_cost
-            lo_units = math.ceil(dem.pinned / step - 1e-9)
-            if cut < h and lo_units > 0:
-                continue  # pinned work cannot run in containers in the months the pool leaves uncovered
-            per[:lo_units] = np.inf
-            hind = np.minimum(hind, per.min(axis=0))
-            means = per.mean(axis=1)
-            r = int(np.argmin(np.round(means, 6)))
-            if best_t is None or means[r] < best_t[0]:
-                best_t = (float(means[r]), per[r], r * step)
-        if best_t is not None:
-            single[t] = Costs(best_t[1])
-            single_cards[t] = best_t[2]
+    lo_units = math.ceil(dem.pinned / step - 1e-9)
+    sizes = np.arange(J + 1)
+    grid = sizes if J <= 64 else np.unique(np.round(np.linspace(0, J, 65)).astype(int))
+    plans = []  # (option, cut, lease per unit per path, expected cost of each size, best size)
+    for o in options:
+        cut = (h // o.months) * o.months
+        if cut < h and lo_units > 0:
+            continue  # pinned work cannot run in containers in the months the pool leaves uncovered
+        lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, o.months)), np.zeros(P))
+        means = float(lease.mean()) * sizes + F[:cut].sum(axis=0) + F[cut:, 0].sum() \
+            + float(elastic_cost.sum(axis=0).mean()) + np.where(sizes > 0, o.tariff.setup_cost, 0.0)
+        means[:lo_units] = np.inf
+        plans.append((o, cut, lease, means, int(np.argmin(np.round(means, 6)))))
+    g = np.unique(np.concatenate([grid, [x[4] for x in plans]])).astype(int)
+    g = g[g >= lo_units]
+    # containers per path for each size in g over months 0..cut-1, one pass over the months
+    at_cut: dict[int, np.ndarray] = {0: np.zeros((len(g), P))}
+    run = np.zeros((len(g), P))
+    cuts = {x[1] for x in plans}
+    for m in range(max(cuts, default=0)):
+        run += dem.spill(m, (g * step).astype(np.float64)[:, None], k[m][None, :]) * unit[m][None, :]
+        if m + 1 in cuts:
+            at_cut[m + 1] = run.copy()
+    zero_run = np.zeros(P)
+    zero_at: dict[int, np.ndarray] = {0: zero_run.copy()}
+    for m in range(max(cuts, default=0)):
+        zero_run = zero_run + dem.spill(m, np.zeros(P), k[m]) * unit[m]
+        if m + 1 in cuts:
+            zero_at[m + 1] = zero_run
+    best: dict[int, tuple[float, np.ndarray, int]] = {}
+    for o, cut, lease, means, r in plans:
+        rest = all_ct - zero_at[cut]  # containers in the months the pool does not cover, and elastic work
+        per = at_cut[cut] + lease[None, :] * g[:, None] + rest[None, :] \
+            + np.where(g > 0, o.tariff.setup_cost, 0.0)[:, None]
+        hind = np.minimum(hind, per.min(axis=0))
+        if o.months not in best or means[r] < best[o.months][0]:
+            best[o.months] = (float(means[r]), per[int(np.searchsorted(g, r))], r * step)
+    for t, (_, per_r, cards) in sorted(best.items()):
+        single[t] = Costs(per_r)
+        single_cards[t] = cards
 
     thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step))
     return GpuCommit(gpu, ct.id, tuple(options), tranches, ladder, Costs(all_ct), single, single_cards, hind,
@@ -450,14 +489,16 @@ def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: 
            unit_cost: object) -> tuple[dict[tuple[int, int], int], float]:
     """The mixed-integer program of the module docstring; returns {(option index, start): units} and
     the expected cost without setup."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import Bounds, LinearConstraint, linprog, milp
     from scipy.sparse import coo_matrix
 
     assert callable(unit_cost)
     xs = [(i, s) for i, o in enumerate(opts) for s in range(h - o.months + 1)]
-    nx, ny = len(xs), h * J
     delta = np.diff(F, axis=1)  # (h, J): increasing in j (F convex)
-    c = np.concatenate([[unit_cost(opts[i], s) for i, s in xs], delta.ravel()])
+    # only the increments that save money: a card whose month would save nothing is never leased for it
+    ys = [(m, j) for m in range(h) for j in range(J) if delta[m, j] < 0]
+    nx, ny = len(xs), len(ys)
+    c = np.concatenate([[unit_cost(opts[i], s) for i, s in xs], [delta[m, j] for m, j in ys]])
     rows, cols, vals = [], [], []
     # rows 2m: sum_j y_mj - sum_active x <= 0 ; rows 2m+1: -sum_active x <= -pinned
     for col, (i, s) in enumerate(xs):
@@ -465,25 +506,30 @@ def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: 
             rows += [2 * m, 2 * m + 1]
             cols += [col, col]
             vals += [-1.0, -1.0]
-    for m in range(h):
-        for j in range(J):
-            rows.append(2 * m)
-            cols.append(nx + m * J + j)
-            vals.append(1.0)
+    for n, (m, _j) in enumerate(ys):
+        rows.append(2 * m)
+        cols.append(nx + n)
+        vals.append(1.0)
     A = coo_matrix((vals, (rows, cols)), shape=(2 * h, nx + ny)).tocsr()
     ub = np.zeros(2 * h)
     ub[1::2] = -float(pinned_units)
-    lb = np.full(2 * h, -np.inf)
-    integrality = np.concatenate([np.ones(nx), np.zeros(ny)])
     upper = np.concatenate([np.full(nx, float(max(J, pinned_units))), np.ones(ny)])
-    res = milp(c, constraints=LinearConstraint(A, lb, ub), integrality=integrality,
-               bounds=Bounds(np.zeros(nx + ny), upper), options={"mip_rel_gap": 0.0})
-    if res.x is None:
-        raise GpuplanError(f"no ladder covers the work that requires bare metal ({pinned_units} units)",
-                           field="offers", hint="give the bare-metal offer a term that fits the horizon.")
-    x = np.round(res.x[:nx]).astype(int)
+    # The relaxation's basic optimum is whole (interval matrix: totally unimodular); the dual simplex
+    # returns a basic one. Should it not be whole (numerical trouble), the integer program decides.
+    lp = linprog(c, A_ub=A, b_ub=ub, bounds=np.stack([np.zeros(nx + ny), upper], axis=1), method="highs-ds")
+    if lp.status == 0 and np.allclose(lp.x[:nx], np.round(lp.x[:nx]), atol=1e-7):
+        xval, fun = lp.x, float(lp.fun)
+    else:
+        integrality = np.concatenate([np.ones(nx), np.zeros(ny)])
+        res = milp(c, constraints=LinearConstraint(A, np.full(2 * h, -np.inf), ub), integrality=integrality,
+                   bounds=Bounds(np.zeros(nx + ny), upper), options={"mip_rel_gap": 0.0})
+        if res.x is None:
+            raise GpuplanError(f"no ladder covers the work that requires bare metal ({pinned_units} units)",
+                               field="offers", hint="give the bare-metal offer a term that fits the horizon.")
+        xval, fun = res.x, float(res.fun)
+    x = np.round(xval[:nx]).astype(int)
     units = {xs[n]: int(x[n]) for n in range(nx) if x[n] > 0}
-    return units, float(res.fun) + float(F[:, 0].sum())
+    return units, fun + float(F[:, 0].sum())
 
 
 def _thresholds(gpu: str, options: list[TermOption], tranches: tuple[Tranche, ...], single_cards: dict[int, int],
