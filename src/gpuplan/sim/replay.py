@@ -74,13 +74,15 @@ class Jobs:
 
     @classmethod
     def from_trace(cls, trace: Trace) -> Jobs:
-        order = np.argsort(trace.submit, kind="stable")
-        gpus = trace.gpus[order]
+        submit, duration, gpus = trace.submit, trace.duration, trace.gpus
+        if not bool(np.all(submit[1:] >= submit[:-1])):  # most traces are written in submit order already
+            order = np.argsort(submit, kind="stable")
+            submit, duration, gpus = submit[order], duration[order], gpus[order]
         units = np.maximum(np.rint(gpus * UNITS_PER_GPU), 1).astype(np.int64)
         return cls(
-            submit=np.ascontiguousarray(trace.submit[order]),
-            duration=np.ascontiguousarray(trace.duration[order]),
-            gpus=np.ascontiguousarray(gpus),
+            submit=np.ascontiguousarray(submit, dtype=np.float64),
+            duration=np.ascontiguousarray(duration, dtype=np.float64),
+            gpus=np.ascontiguousarray(gpus, dtype=np.float64),
             units=units,
             skipped=dict(trace.skipped),
         )
@@ -324,10 +326,6 @@ def run_kernel(
 # ---------------------------------------------------------------- results
 
 
-def _percentile(x: np.ndarray, q: float) -> float:
-    return float(np.percentile(x, q)) if x.size else 0.0
-
-
 def summarize(
     jobs: Jobs,
     result: ReplayResult,
@@ -343,6 +341,7 @@ def summarize(
     burst_h = float(gh[b].sum() * slowdown)
     total_h = float(np.sum(np.where(b, gh * slowdown, gh)))
     wait_h = (result.start - jobs.submit) / 3600.0
+    p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95])) if wait_h.size else (0.0, 0.0)
     ends = result.start + np.where(b, jobs.duration * slowdown, jobs.duration)
     span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
     util = reserved_h / (reserved * span_h) if reserved > 0 and span_h > 0 else 0.0
@@ -356,8 +355,8 @@ def summarize(
         "gpu_hours": {"total": total_h, "reserved": reserved_h, "burst": burst_h},
         "wait_hours": {
             "mean": float(wait_h.mean()) if wait_h.size else 0.0,
-            "p50": _percentile(wait_h, 50),
-            "p95": _percentile(wait_h, 95),
+            "p50": p50,
+            "p95": p95,
             "max": float(wait_h.max()) if wait_h.size else 0.0,
         },
         "reserved_utilization": util,
