@@ -781,9 +781,12 @@ def quote_drifts(scen: Scenario, *, quotes: str | Path | None = None,
 
 
 def quotes_read_csv(path: str | Path) -> list[Any]:
-    """Quotes from a CSV file (provider,gpu,mode,term,price,per,currency,date,note), all checked first."""
-    from gpuplan.quotes.csvio import read_quotes_csv
+    """Quotes from a CSV file (provider,gpu,mode,term,price,per,currency,date,note) or a catalog file
+    (`.yaml`, as `gpuplan catalog pull` writes), all checked first."""
+    from gpuplan.quotes.csvio import read_quotes_catalog, read_quotes_csv
 
+    if str(path).lower().endswith((".yaml", ".yml")):
+        return read_quotes_catalog(path)
     return read_quotes_csv(path)
 
 

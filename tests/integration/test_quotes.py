@@ -210,3 +210,44 @@ def test_commit_takes_its_drifts_from_the_quote_history(db: str) -> None:
     assert from_db == from_csv
     assert from_db["against"]["all_container"]["expected"] < flat["against"]["all_container"]["expected"]
     assert any("quote history" in r for r in from_db["reasons"])
+
+
+PULLED = """# as `gpuplan catalog pull` writes it
+version: 1
+offers:
+- id: aws-p5-48xlarge
+  provider: aws
+  gpu: h100-sxm
+  mode: vm
+  tenancy: dedicated
+  currency: USD
+  price: {amount: [6.0, 8.0], per: gpu-hour}
+  gpus_per_node: 8
+  source: gpuhunt:aws p5.48xlarge (VM, 8 GPU, on-demand) in 2 locations
+  as_of: '2026-11-30T21:00:00Z'
+- id: runpod-h100
+  provider: runpod
+  gpu: h100-sxm
+  mode: container
+  currency: USD
+  price: {amount: 2.5, per: gpu-hour}
+  as_of: 2026-11
+- {use: aws-p5-h100}
+"""
+
+
+def test_a_catalog_file_from_catalog_pull_imports_as_quotes(sqlite_db: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "pulled.yaml"
+    f.write_text(PULLED, encoding="utf-8")
+    assert main(["quotes", "import", str(f), "--db", sqlite_db]) == 0
+    qs = {q.provider: q for q in api.quotes_list(db=sqlite_db)}
+    assert set(qs) == {"aws", "runpod"}
+    assert qs["aws"].mode == "container" and qs["aws"].price == 7.0 and qs["aws"].note.endswith("(vm)")
+    assert str(qs["aws"].quoted_on) == "2026-11-30" and str(qs["runpod"].quoted_on) == "2026-11-01"
+    f.write_text(PULLED.replace("as_of: 2026-11", "as_of: soon"), encoding="utf-8")
+    assert main(["quotes", "import", str(f), "--db", sqlite_db]) == 2
+    assert "offers[1].date" in capsys.readouterr().err
+    assert _count(sqlite_db) == 2
+    bundled = ROOT / "src" / "gpuplan" / "inputs" / "catalog" / "data" / "offers.yaml"
+    assert len(api.quotes_read_csv(bundled)) > 10

@@ -44,10 +44,11 @@ def add(
 
 @quotes_app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="CSV: provider,gpu,mode,term,price,per,currency,date,note.")],
+    file: Annotated[Path, typer.Argument(help=(
+        "CSV: provider,gpu,mode,term,price,per,currency,date,note; or a catalog .yaml (`catalog pull` output)."))],
     db: DbOpt = None,
 ) -> None:
-    """Store every quote of a CSV file (all rows are checked first; a bad row stores nothing)."""
+    """Store every quote of a CSV or catalog file (all are checked first; a bad one stores nothing)."""
     from gpuplan import api
 
     n = api.quotes_add(api.quotes_read_csv(file), db=db)

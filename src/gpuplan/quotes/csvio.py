@@ -87,3 +87,43 @@ def read_quotes_csv(path: str | Path) -> list[Quote]:
                               currency=rec.get("currency", ""), when=rec.get("date", ""), note=rec.get("note", ""),
                               file=str(p), line=lines[n] if n < len(lines) else None))
     return out
+
+
+def read_quotes_catalog(path: str | Path) -> list[Quote]:
+    """Quotes from a catalog file (`gpuplan catalog pull` writes one; the bundled offers.yaml format): each
+    offer with a price and an `as_of` is a quote of that day (a month `2026-07` is its first day). Hourly
+    cloud VMs (`mode: vm`) are billed like containers and kept as `container` quotes, noted `vm`; a price
+    range is its midpoint. Every offer is checked first; a bad one stores nothing."""
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint="give a catalog file.") from None
+    except yaml.YAMLError as exc:
+        raise GpuplanError(f"not valid YAML: {exc}", file=p, hint="give a catalog file.") from None
+    offers = data.get("offers") if isinstance(data, dict) else None
+    if not isinstance(offers, list):
+        raise GpuplanError("a catalog file has an `offers:` list", file=p, field="offers",
+                           hint="`gpuplan catalog pull` writes one.")
+    out = []
+    for i, o in enumerate(offers):
+        if not isinstance(o, dict) or "price" not in o:
+            continue  # an offer without its own price (or a `use:` reference) is not a quote
+        where = f"offers[{i}]."
+        price = o.get("price") or {}
+        amount = price.get("amount") if isinstance(price, dict) else None
+        if isinstance(amount, list) and len(amount) == 2:
+            amount = (float(amount[0]) + float(amount[1])) / 2
+        mode = str(o.get("mode", ""))
+        as_of = str(o.get("as_of", ""))
+        day = as_of[:10] if len(as_of) >= 10 else (f"{as_of[:7]}-01" if re.fullmatch(r"\d{4}-\d{2}", as_of) else as_of)
+        provider = str(o.get("provider") or str(o.get("source", "")).split(" ")[0] or o.get("id", ""))
+        per = str(price.get("per", "")) if isinstance(price, dict) else ""
+        note = f"{o.get('id', '')}{' (vm)' if mode == 'vm' else ''}"
+        out.append(make_quote(
+            provider=provider, gpu=str(o.get("gpu", "")), mode="container" if mode == "vm" else mode, term=None,
+            price=amount if amount is not None else "", per=per, currency=str(o.get("currency", "")), when=day,
+            note=note, gpus_per_node=int(o.get("gpus_per_node", 8)), where=where, file=str(p)))
+    return out
