@@ -12,8 +12,8 @@ from telemetry_truth import STEP_S, write_logs
 
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry import Collector, analyze, read_into
-from gpuplan.telemetry.nvsmi import read_nvsmi
 from gpuplan.telemetry.document import to_json
+from gpuplan.telemetry.nvsmi import read_nvsmi
 
 
 @pytest.fixture(scope="module")
