@@ -128,7 +128,8 @@ def timeline_svg(view: dict[str, Any], lang: str) -> str:
     stacks = []
     for i, r in enumerate(_runs(view)):
         vals = [float(r["cards"]) if r["start_month"] <= m < r["end_month"] else 0.0 for m in range(months)]
-        label = f"{r['gpu']} · {r['offer']} · {t('commit.term_months', lang, n=r['term_months'])}"
+        label = f"{r['gpu']} · {r['offer']} · {t('commit.term_months', lang, n=r['term_months'])} · " \
+            f"{t('commit.months_span', lang, start=r['start_month'], end=r['end_month'] - 1)}"
         stacks.append(Stack(label, PALETTE[i % len(PALETTE)], vals))
     if not stacks:
         return ""
@@ -153,7 +154,8 @@ def commit_html(view: dict[str, Any], lang: str) -> str:
             f"<td>{r['start_month']}–{r['end_month'] - 1}</td><td class=n>{r['signings']}</td></tr>"
             for r in runs)
         body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-        body.append(f"<figure>{timeline_svg(view, lang)}</figure>")
+        body.append(f"<figure><figcaption>{e(t('commit.timeline', lang))}</figcaption>{timeline_svg(view, lang)}"
+                    "</figure>")
     else:
         body.append(f"<p>{e(t('commit.no_ladder', lang))}</p>")
     body.append(f"<h2>{e(t('commit.strategies', lang))}</h2>")
@@ -162,7 +164,7 @@ def commit_html(view: dict[str, Any], lang: str) -> str:
     rows = "".join(f"<tr><td>{e(n)}</td>" + "".join(f"<td class=n>{_m(c[k])}</td>" for k in (
         "expected", "p10", "p50", "p90")) + "</tr>" for n, c in _strategy_rows(view, lang))
     body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-    body.append(f"<figure>{fan_svg(view, lang)}</figure>")
+    body.append(f"<figure><figcaption>{e(t('commit.fan', lang))}</figcaption>{fan_svg(view, lang)}</figure>")
     body.append(f"<p>{e(t('commit.regret', lang, e=_m(doc['regret']['expected']), p90=_m(doc['regret']['p90'])))}</p>")
     body.append(f"<h2>{e(t('commit.reasons', lang))}</h2><ul>" + "".join(f"<li>{e(r)}</li>" for r in doc["reasons"])
                 + "</ul>")
