@@ -37,9 +37,11 @@ version: 1
 currency: CNY
 offers:
   - {id: bm, gpu: ascend-910b, mode: bare-metal, price: {amount: 220, per: gpu-day}, min_term: 30d,
-     setup: 0m, ops: 0h/node-month, overhead: {compute: 0, interconnect: 1, jitter: 0}}
+     setup: 0m, ops: 0h/node-month, overhead: {compute: 0, interconnect: 1, jitter: 0},
+     interruptions_per_gpu_day: 0}
   - {id: ct, gpu: ascend-910b, mode: container, price: {amount: 10, per: gpu-hour},
-     setup: 0m, ops: 0h/node-month, overhead: {compute: 0, interconnect: 1, jitter: 0}}
+     setup: 0m, ops: 0h/node-month, overhead: {compute: 0, interconnect: 1, jitter: 0},
+     interruptions_per_gpu_day: 0}
 workloads:
   - {id: w, kind: experiment, gpu: ascend-910b, gpus: 4, hours_per_day: 6, duration: 30d, utilization: 0.8}
 """
@@ -106,9 +108,9 @@ def test_json_contract_keys() -> None:
     opt = wl["options"][0]
     assert set(opt) == {"offer", "mode", "platform", "tenancy", "gpu", "feasible", "infeasible_reason", "cost",
                         "time", "warnings"}
-    assert set(opt["cost"]) == {"total", "low", "high", "per_month", "rental", "ops", "setup", "idle"}
+    assert set(opt["cost"]) == {"total", "low", "high", "per_month", "rental", "ops", "setup", "idle", "transfer"}
     assert set(opt["time"]) == {"wall_hours", "gpu_hours_used", "gpu_hours_paid", "slowdown", "terms", "bound",
-                                "gpu_speed"}
+                                "gpu_speed", "transfer_hours", "recovery_hours", "interruptions"}
     assert set(opt["time"]["terms"]) == {"compute", "intra_node", "inter_node", "straggler", "data"}
     rec = wl["recommendation"]
     assert set(rec) == {"offer", "mode", "reasons", "dimensions", "flip"}

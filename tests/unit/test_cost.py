@@ -8,7 +8,8 @@ from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
 
-NO_OVERHEAD = "overhead: {compute: 0, interconnect: 1, jitter: 0}, setup: 0m, ops: 0h/node-month"
+NO_OVERHEAD = ("overhead: {compute: 0, interconnect: 1, jitter: 0}, setup: 0m, ops: 0h/node-month, "
+               "interruptions_per_gpu_day: 0")
 BASE = f"""
 version: 1
 currency: CNY
@@ -17,7 +18,7 @@ offers:
   - {{id: bm, gpu: ascend-910b, mode: bare-metal, price: {{amount: 220, per: gpu-day}}, min_term: 30d, {NO_OVERHEAD}}}
   - {{id: ct, gpu: ascend-910b, mode: container, price: {{amount: 10, per: gpu-hour}}, {NO_OVERHEAD}}}
   - {{id: bm-node, gpu: ascend-910b, mode: bare-metal, price: {{amount: 12000, per: node-month}}, lease_unit: node,
-      gpus_per_node: 8, min_term: 30d, setup: 12h, ops: 16h/node-month}}
+      gpus_per_node: 8, min_term: 30d, setup: 12h, ops: 16h/node-month, interruptions_per_gpu_day: 0}}
 workloads:
   - {{id: w, kind: experiment, gpu: ascend-910b, gpus: 4, hours_per_day: 6, duration: 30d, utilization: 0.5}}
   - {{id: short, kind: experiment, gpu: ascend-910b, gpus: 4, hours_per_day: 24, duration: 5d, utilization: 1}}

@@ -19,7 +19,8 @@ version: 1
 currency: CNY
 team: {{engineer_hour_cost: 120}}
 offers:
-  - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: {bm_price}, per: gpu-day}}, min_term: {term}d}}
+  - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: {bm_price}, per: gpu-day}}, min_term: {term}d,
+     interruptions_per_gpu_day: 0}}  # repair waits past the last day would bill more lease (test_delays)
   - {{id: ct, gpu: h100-sxm, mode: container, price: {{amount: {ct_price}, per: gpu-hour}}}}
 workloads:
   - {{id: w, kind: training, gpu: h100-sxm, gpus: {gpus}, hours_per_day: 8, duration: {days}d,

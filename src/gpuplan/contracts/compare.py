@@ -36,6 +36,7 @@ class OptionCost(Record):
     ops: float
     setup: float
     idle: float = Field(description="The part of `rental` paid for cards doing no work (not added to `total`).")
+    transfer: float = Field(description="Moving the workload's data to this offer's site (in `total`).")
 
 
 class TimeTerms(Record):
@@ -64,6 +65,10 @@ class OptionTime(Record):
     terms: TimeTerms
     bound: Bound = Field(description="What limits a step: compute, communication, or input data.")
     gpu_speed: GpuSpeed
+    transfer_hours: float = Field(description="Waiting for the workload's data to reach this offer's site.")
+    recovery_hours: float = Field(description="Expected waiting to recover from interruptions (support, "
+                                  "repair or rescheduling), plus the work they lose.")
+    interruptions: float = Field(description="Expected interruptions over the run.")
 
 
 class CompareOption(Record):

@@ -30,6 +30,8 @@ from gpuplan.models.perf import is_multi_node
 PERF_EDGE = 0.05
 COST_EDGE = 0.05
 SETUP_SHARE = 0.02
+RECOVERY_SHARE = 0.02  # waiting on repairs for more than 2% of the run counts against stability
+DATA_SHARE = 0.01  # moving data for more than 1% of the project's duration counts against an option
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,12 @@ def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult
             dims["performance"] = Dimension("neither", Note("d_perf_low_util", params))
         elif gap >= PERF_EDGE:
             dims["performance"] = Dimension("bare-metal", Note("d_perf_bm", params))
+        elif (best_bm.cost.interruptions.recovery_hours - best_ct.cost.interruptions.recovery_hours
+              > RECOVERY_SHARE * max(best_bm.cost.wall_hours, 1.0)):
+            # stability is also how long a run stands still: a lease without a spare waits for repair
+            dims["performance"] = Dimension("container", Note("d_perf_recovery", {
+                **params, "bm": best_bm.cost.interruptions.recovery_hours,
+                "ct": best_ct.cost.interruptions.recovery_hours, "n": best_bm.cost.interruptions.expected}))
         else:
             dims["performance"] = Dimension("neither", Note("d_perf_small", params))
 
@@ -210,9 +218,15 @@ def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult
         flex_reasons.append("short")
     if setup_share > SETUP_SHARE:
         flex_reasons.append("setup")
+    moved_bm = best_bm.cost.transfer.hours if best_bm else 0.0
+    moved_ct = best_ct.cost.transfer.hours if best_ct else 0.0
+    if moved_bm - moved_ct > DATA_SHARE * w.duration_hours:
+        flex_reasons.append("data")
     if flex_reasons:
         dims["flexibility"] = Dimension("container", Note("d_flex_ct", {
             "why": flex_reasons, "days": w.duration_days, "setup": setup_bm, "share": setup_share}))
+    elif moved_ct - moved_bm > DATA_SHARE * w.duration_hours:
+        dims["flexibility"] = Dimension("bare-metal", Note("d_flex_bm_data", {"hours": moved_ct}))
     else:
         dims["flexibility"] = Dimension("neither", Note("d_flex_neither", {"setup": setup_bm, "days": w.duration_days}))
 
@@ -257,6 +271,25 @@ def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult
         favors = "neither"
     dims["scenario"] = Dimension(favors, Note("d_scenario", {"ct": ct_items, "bm": bm_items}))
     return dims
+
+
+def _delay_reasons(winner: OptionResult, runner: OptionResult, s: Scenario) -> list[Note]:
+    """Say so when moving data or recovering from interruptions decides: the runner-up pays more for it
+    (transfer money + waiting priced at researcher_hour_cost + the rent it adds) than the winner wins by."""
+    out: list[Note] = []
+    gap = runner.cost.decision - winner.cost.decision
+    wt, rt = winner.cost.transfer, runner.cost.transfer
+    extra = rt.hours - wt.hours
+    if extra > 0 and rt.moves > 0:
+        out.append(Note("r_data", {"other": runner.offer.id, "gb": rt.gb * rt.moves, "path": " → ".join(rt.path),
+                                   "hours": rt.hours, "cost": rt.cost, "currency": s.currency,
+                                   "offer": winner.offer.id, "moves": wt.moves > 0,
+                                   "decides": rt.cost + s.team.researcher_hour_cost * extra >= gap}))
+    wi, ri = winner.cost.interruptions, runner.cost.interruptions
+    if ri.recovery_hours - wi.recovery_hours > 0.01 * max(runner.cost.wall_hours, 1.0):
+        out.append(Note("r_recovery", {"other": runner.offer.id, "hours": ri.recovery_hours,
+                                       "mine": wi.recovery_hours, "n": ri.expected}))
+    return out
 
 
 def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Scenario,
@@ -352,6 +385,8 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         reasons.append(Note("r_idle", {"share": winner.cost.idle / winner.cost.rental_mid}))
     if w.duration_days < float(cat.defaults["short_project_days"]) and winner.offer.mode == "container":
         reasons.append(Note("r_short", {"days": w.duration_days}))
+    if runner is not None:
+        reasons += _delay_reasons(winner, runner, s)
 
     rec = Recommendation(
         offer=winner.offer.id,

@@ -5,7 +5,12 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     active_days  = 7-day weeks * days_per_week + min(rest of the duration in days, days_per_week)
     run_hours    = hours_per_day * active_days * s * g        (s: perf slowdown, g: GPU speed factor)
     daily_run    = min(24, hours_per_day * s * g)             (slower work runs longer each day, up to 24 h)
-    calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed
+    run_hours   x= k, the rework factor of interruptions (models.delays: lost work re-run, paid)
+    calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed,
+                   + a `once` data transfer (before the first step)
+                   + max(0, spread waits - slack), spread waits = recovery from interruptions + per-run
+                     and daily transfers, slack = (24 - daily_run) x working days (a wait that fits in
+                     the hours the schedule leaves free does not move the end date)
     wall_hours   = setup + calendar_h
 
 Money (low / mid / high from the price range), all from `gpuplan.models.tariff` (the one money model):
@@ -16,7 +21,8 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
                  rental = billed_gpus * lease_hours * price_per_gpu_hour
                  ops    = ops_hours per (node|gpu|)-month * whole units * lease months * engineer_hour_cost
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
-    total  = rental + ops + setup
+    transfer = moves x GB x the route's cost per GB (data to an offer at another site)
+    total  = rental + ops + setup + transfer
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
     per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
                 (the calendar time of the work as scheduled, never a span the slowdown stretched;
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.demand import active_days, calendar_days
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
 from gpuplan.models.perf import Slowdown, slowdown
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
@@ -63,6 +70,8 @@ class OptionCost:
     per_month: float
     decision: float
     days_after_work: float
+    transfer: Transfer = NO_TRANSFER
+    interruptions: Interruptions = Interruptions(0.0, 0.0, 0.0)
 
 
 def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
@@ -97,9 +106,16 @@ def option_cost(
     stretch = sd.total * sd.gpu_speed_factor
     dpw = workload.days_per_week
     active = active_days(duration, dpw)
+    intr = interruptions(workload, offer, h * active * stretch)
+    stretch *= rework_factor(workload, offer)  # lost work is re-run: more running hours, paid like any other
     run_hours = h * active * stretch
     daily_run = min(24.0, h * stretch)
     calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
+    tr = transfer(workload, offer, scenario, active)
+    once = tr.hours if workload.data is not None and workload.data.moves == "once" else 0.0
+    spread = intr.recovery_hours + tr.hours - once
+    slack = (24.0 - daily_run) * run_hours / daily_run if run_hours > 0 else 0.0
+    calendar_hours += once + max(0.0, spread - slack)
     wall_hours = offer.setup_hours + calendar_hours
 
     g = workload.gpus
@@ -127,7 +143,7 @@ def option_cost(
     setup = tariff.setup_cost
     r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
-    total_mid = r_mid + ops + setup
+    total_mid = r_mid + ops + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
                                  scenario.days_per_month)
     return OptionCost(
@@ -150,10 +166,12 @@ def option_cost(
         ops_hours=ops_hours,
         setup=setup,
         idle=idle,
-        total_low=r_low + ops + setup,
+        total_low=r_low + ops + setup + tr.cost,
         total_mid=total_mid,
-        total_high=r_high + ops + setup,
+        total_high=r_high + ops + setup + tr.cost,
         per_month=per_month,
         decision=total_mid + scenario.team.researcher_hour_cost * wall_hours,
         days_after_work=days_after,
+        transfer=tr,
+        interruptions=intr,
     )

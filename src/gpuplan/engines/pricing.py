@@ -3,7 +3,8 @@
 A pool of one GPU type is priced by the cheapest bare-metal offer (the lease) and the cheapest
 container offer (the spill), each as a `gpuplan.models.tariff.Tariff`, and one container slowdown:
 
-    container_slowdown = mean of perf.slowdown(w, container offer) over the workloads of that GPU,
+    container_slowdown = mean of perf.slowdown(w, container offer) x delays.rework_factor(w, container
+                         offer) (lost work re-run after interruptions) over the workloads of that GPU,
                          weighted by their GPU-hours when the demand comes from their schedules and
                          equally otherwise (a trace or a demand CSV does not say which workload ran);
                          a single-GPU job when the scenario has no workload on that GPU.
@@ -26,6 +27,7 @@ from gpuplan.errors import GpuplanError
 from gpuplan.inputs.catalog import Catalog, load_catalog
 from gpuplan.inputs.scenario import load_scenario
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
+from gpuplan.models.delays import rework_factor
 from gpuplan.models.perf import slowdown
 from gpuplan.models.tariff import Tariff
 
@@ -53,7 +55,7 @@ def pool_slowdown(workloads: Sequence[Workload], gpu: str, ct: Offer | None, cat
         return 1.0
     wls = list(workloads) or [_probe_workload(gpu)]
     w = [float(weights.get(x.id, 0.0)) if weights is not None else 1.0 for x in wls]
-    values = [slowdown(x, ct, catalog).total for x in wls]
+    values = [slowdown(x, ct, catalog).total * rework_factor(x, ct) for x in wls]
     if sum(w) <= 0:
         w = [1.0] * len(wls)
     return float(np.average(values, weights=w))

@@ -19,8 +19,10 @@ from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.scenario_types import (
+    Data,
     Jitter,
     JitterIn,
+    Link,
     Mode,
     Offer,
     OfferIn,
@@ -33,6 +35,7 @@ from gpuplan.inputs.scenario_types import (
     Team,
     Workload,
 )
+from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
 
 HINTS = {
@@ -288,10 +291,11 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
     fx = read_fx(data.get("fx"), model.currency, loc8.error)  # gpuplan.inputs.fx
 
     dpm = model.days_per_month
+    sites, links = _resolve_sites(model, loc8)
     offers: list[Offer] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(model.offers):
-        offer = _resolve_offer(raw, i, model.currency, dpm, cat, loc8, data["offers"][i], fx)
+        offer = _resolve_offer(raw, i, model.currency, dpm, cat, loc8, data["offers"][i], fx, sites)
         if offer.id in seen:
             raise loc8.error(("offers", i, "id"), f"duplicate offer id `{offer.id}` (also offers[{seen[offer.id]}])",
                              "offer ids must be unique.")
@@ -304,7 +308,7 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         if w.id in wseen:
             raise loc8.error(("workloads", i, "id"), f"duplicate workload id `{w.id}`", "workload ids must be unique.")
         wseen[w.id] = i
-        workloads.append(_resolve_workload(w, i, cat, loc8))
+        workloads.append(_resolve_workload(w, i, cat, loc8, sites))
         bad = {"elastic"} & set(w.requires) and ({"compliance", "custom-driver"} & set(w.requires))
         if bad:
             raise loc8.error(("workloads", i, "requires"),
@@ -318,6 +322,20 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
                              f"no offer provides {', '.join(resolved.gpus_allowed)}",
                              f"offers provide: {', '.join(sorted(offer_gpus))}; add an offer or change the GPU.")
 
+    for i, resolved in enumerate(workloads):
+        d = resolved.data
+        if d is None:
+            continue
+        for o in offers:
+            if o.site is None or o.remote_data or set(resolved.gpus_allowed).isdisjoint({o.gpu}):
+                continue
+            if route(links, d.site, o.site) is None:
+                raise loc8.error(("workloads", i, "data", "site"),
+                                 f"no route for the data of `{resolved.id}` from {d.site} to {o.site} "
+                                 f"(offer `{o.id}`)",
+                                 "add a `links:` entry between the sites, or mark the offer `remote_data: true` "
+                                 "if it reads the data where it is.")
+
     team = Team(engineer_hour_cost=model.team.engineer_hour_cost, researcher_hour_cost=model.team.researcher_hour_cost)
     return Scenario(
         currency=model.currency,
@@ -328,7 +346,25 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         path=loc8.file,
         catalog_files=cat.files,
         market=resolve_market(model.market, dpm, loc8.error),
+        sites=sites,
+        links=links,
     )
+
+
+def _resolve_sites(model: ScenarioIn, loc8: _Locator) -> tuple[tuple[str, ...], tuple[Link, ...]]:
+    sites: list[str] = []
+    for i, site in enumerate(model.sites):
+        if site.id in sites:
+            raise loc8.error(("sites", i, "id"), f"duplicate site `{site.id}`", "site ids must be unique.")
+        sites.append(site.id)
+    links = []
+    for i, lk in enumerate(model.links):
+        for key, name in (("from", lk.from_), ("to", lk.to)):
+            if name not in sites:
+                raise loc8.error(("links", i, key), f"a link to an unknown site `{name}`",
+                                 f"sites: {', '.join(sites) or 'none'}; list it under `sites:`.")
+        links.append(Link(lk.from_, lk.to, lk.gbps, lk.cost_per_gb, lk.latency_ms, lk.one_way))
+    return tuple(sites), tuple(links)
 
 
 def _gpu(cat: Catalog, loc8: _Locator, loc: tuple[Any, ...], name: str) -> tuple[str, str | None]:
@@ -355,7 +391,7 @@ def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
 
 
 def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
-                   raw_dict: dict[str, Any], fx: Fx | None = None) -> Offer:
+                   raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
     base: dict[str, Any] = {}
     fx_note: str | None = None
     if raw.use is not None:
@@ -425,6 +461,33 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     if platform == "vm":
         hourly = raw.price.per in ("gpu-hour", "node-hour") and min_term < 24
         billing = "container" if hourly else "bare-metal"
+    site = raw.site
+    if site is not None and site not in sites:
+        raise loc8.error(("offers", i, "site"), f"unknown site `{site}`",
+                         f"sites: {', '.join(sites) or 'none'}; list it under `sites:`.")
+    rel = cat.defaults["interruptions"]
+    rec = rel["recovery"]
+    spares = raw.spares if raw.spares is not None else 0
+    response = coverage = None
+    if raw.support is not None:
+        if raw.support.response is not None:
+            response = _duration(loc8, ("offers", i, "support", "response"), raw.support.response)
+        coverage = raw.support.coverage
+    if billing == "container":  # elastic: rescheduled where the pool has room
+        recovery = parse_duration(rec["vm" if platform == "vm" else "container"])
+    elif spares > 0:
+        recovery = parse_duration(rec["spare"])
+    else:
+        wait = response if response is not None else parse_duration(rec["response_unknown"])
+        if response is None:
+            used.append("support.response")
+        if coverage == "business-hours":  # the clock runs 45 of 168 hours a week
+            wait *= 168 / float(rec["business_hours_per_week"])
+        recovery = wait + parse_duration(rec["repair"])
+    rate = raw.interruptions_per_gpu_day
+    if rate is None:
+        used.append("interruptions_per_gpu_day")
+        rate = float(rel["per_gpu_day"])
     return Offer(
         id=raw.id,
         provider=raw.provider,
@@ -446,6 +509,13 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         platform=platform,
         tenancy=tenancy,
         nic=nic,
+        site=site,
+        remote_data=raw.remote_data,
+        support_response_hours=response,
+        support_coverage=coverage,
+        spares=spares,
+        interruptions_per_gpu_day=float(rate),
+        recovery_hours=recovery,
         source=raw.source,
         as_of=raw.as_of,
         defaults_used=tuple(used),
@@ -506,7 +576,7 @@ def _resolve_overhead(ov: OverheadIn | None, loc: tuple[Any, ...], platform: str
                     estimate=bool(d.get("estimate", False)) and defaulted)
 
 
-def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
+def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple[str, ...] = ()) -> Workload:
     gpus_allowed = (w.gpu,) if isinstance(w.gpu, str) else tuple(w.gpu)
     if not gpus_allowed:
         raise loc8.error(("workloads", i, "gpu"), "an empty list of GPUs", "name at least one GPU id.")
@@ -531,6 +601,20 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
         used.append("communication")
         comm = float(kinds["communication"])
     step = Step(w.step.compute_s, w.step.gradient_gb, w.step.overlap) if w.step is not None else None
+    data = None
+    if w.data is not None:
+        if w.data.site not in sites:
+            raise loc8.error(("workloads", i, "data", "site"), f"unknown site `{w.data.site}`",
+                             f"sites: {', '.join(sites) or 'none'}; list it under `sites:`.")
+        data = Data(w.data.size_gb, w.data.site, w.data.moves)
+    if w.checkpoint_interval is not None:
+        checkpoint = _duration(loc8, ("workloads", i, "checkpoint_interval"), w.checkpoint_interval)
+        if checkpoint <= 0:
+            raise loc8.error(("workloads", i, "checkpoint_interval"), "checkpoint_interval must be longer than 0",
+                             "for example 2h.")
+    else:
+        used.append("checkpoint_interval")
+        checkpoint = parse_duration(cat.defaults["interruptions"]["checkpoint_interval"])
     speed: list[tuple[str, float]] = []
     for gpu_name, factor in (w.speed or {}).items():
         gpu_name = named.get(gpu_name) or _gpu_or_none(cat, gpu_name)
@@ -555,4 +639,6 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator) -> Workload:
         data_wait=w.data_wait,
         memory_gb=w.memory_gb,
         speed=tuple(speed),
+        data=data,
+        checkpoint_hours=checkpoint,
     )

@@ -99,6 +99,34 @@ class StepIn(_Strict):
     overlap: Annotated[float, Field(ge=0, le=1)] = 0.0
 
 
+class SupportIn(_Strict):
+    """The vendor's written support commitment (issue 17)."""
+
+    response: str | None = None  # time to first response, e.g. 4h
+    coverage: Literal["24x7", "business-hours"] | None = None
+
+
+class SiteIn(_Strict):
+    id: str = Field(min_length=1)
+
+
+class LinkIn(_Strict):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: str = Field(alias="from", min_length=1)
+    to: str = Field(min_length=1)
+    gbps: Annotated[float, Field(gt=0)]
+    cost_per_gb: NonNeg = 0.0
+    latency_ms: NonNeg | None = None
+    one_way: bool = False
+
+
+class DataIn(_Strict):
+    size_gb: NonNeg
+    site: str = Field(min_length=1)
+    moves: Literal["once", "per-run", "daily"] = "once"
+
+
 class OfferIn(_Strict):
     id: str | None = Field(default=None, min_length=1)
     use: str | None = None
@@ -117,6 +145,11 @@ class OfferIn(_Strict):
     setup: str | None = None
     ops: str | None = None
     overhead: OverheadIn | None = None
+    site: str | None = None  # where the offer's GPUs are (a `sites:` id)
+    remote_data: bool = False  # reads data across sites in place (no copy before the run)
+    support: SupportIn | None = None
+    spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
+    interruptions_per_gpu_day: NonNeg | None = None
     source: str | None = None
     as_of: str | None = None
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
@@ -136,6 +169,8 @@ class WorkloadIn(_Strict):
     data_wait: Fraction | None = None
     memory_gb: Annotated[float, Field(gt=0)] | None = None
     speed: dict[str, Annotated[float, Field(gt=0)]] | None = None
+    data: DataIn | None = None
+    checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
     window: str | None = None
 
@@ -159,7 +194,9 @@ class ScenarioIn(_Strict):
     days_per_month: Annotated[float, Field(ge=28, le=31)] = 30.0
     offers: list[OfferIn] = Field(min_length=1)
     workloads: list[WorkloadIn] = Field(min_length=1, max_length=MAX_WORKLOADS)
-    market: MarketIn | None = None  # horizon, price drifts, demand growth (`gpuplan commit`)
+    market: MarketIn | None = None
+    sites: list[SiteIn] = Field(default_factory=list)
+    links: list[LinkIn] = Field(default_factory=list)  # horizon, price drifts, demand growth (`gpuplan commit`)
 
 
 @dataclass(frozen=True)
@@ -234,6 +271,13 @@ class Offer:
     platform: str = ""  # bare-metal | vm | container: how the platform behaves (mode: how it bills)
     tenancy: str = "dedicated"
     nic: str = "native"
+    site: str | None = None
+    remote_data: bool = False
+    support_response_hours: float | None = None  # None: the offer does not say
+    support_coverage: str | None = None
+    spares: int = 0
+    interruptions_per_gpu_day: float = 0.0
+    recovery_hours: float = 0.0  # one interruption's recovery wait (support, repair, spare or reschedule)
     terms: tuple[LeaseTerm, ...] = ()  # the vendor's lease terms, when given (`gpuplan commit`)
 
 
@@ -255,10 +299,29 @@ class Workload:
     data_wait: float | None = None
     memory_gb: float | None = None
     speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
+    data: Data | None = None
+    checkpoint_hours: float = 1.0
 
     @property
     def duration_days(self) -> float:
         return self.duration_hours / 24
+
+
+@dataclass(frozen=True)
+class Data:
+    size_gb: float
+    site: str
+    moves: str  # once | per-run | daily
+
+
+@dataclass(frozen=True)
+class Link:
+    src: str
+    dst: str
+    gbps: float
+    cost_per_gb: float
+    latency_ms: float | None
+    one_way: bool
 
 
 @dataclass(frozen=True)
@@ -285,6 +348,8 @@ class Scenario:
     catalog_files: tuple[str, ...] = ()
     sources: dict[str, str] = field(default_factory=dict)
     market: Market | None = None  # the `market:` section, when given (`gpuplan commit`)
+    sites: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
 
     def offer(self, offer_id: str) -> Offer:
         for o in self.offers:

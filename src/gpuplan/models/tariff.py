@@ -74,6 +74,7 @@ class Tariff:
     ops_per: str  # node-month | gpu-month | month
     engineer_hour_cost: float
     days_per_month: float
+    spare_gpus: int = 0  # leased spare nodes' GPUs (issue 17): paid with any non-empty lease
 
     @classmethod
     def of(cls, offer: Offer, scenario: Scenario, price: Range | None = None) -> Tariff:
@@ -84,6 +85,7 @@ class Tariff:
             lease_unit=offer.lease_unit, gpus_per_node=offer.gpus_per_node, min_term_hours=offer.min_term_hours,
             setup_hours=offer.setup_hours, ops_hours=offer.ops_hours, ops_per=offer.ops_per,
             engineer_hour_cost=scenario.team.engineer_hour_cost or 0.0, days_per_month=scenario.days_per_month,
+            spare_gpus=offer.spares * offer.gpus_per_node if offer.mode == "bare-metal" else 0,
         )
 
     @property
@@ -106,9 +108,11 @@ class Tariff:
         return self.gpus_per_node if self.lease_unit == "node" else 1
 
     def billed_gpus(self, gpus: float) -> int:
+        """GPUs paid for: whole nodes when leased by the node, plus the leased spares of a non-empty lease."""
+        spares = self.spare_gpus if gpus > 1e-9 else 0
         if self.lease_unit == "node":
-            return nodes_for(gpus, self.gpus_per_node) * self.gpus_per_node
-        return math.ceil(gpus - 1e-9)
+            return nodes_for(gpus, self.gpus_per_node) * self.gpus_per_node + spares
+        return math.ceil(gpus - 1e-9) + spares
 
     def check_pool_size(self, reserved: int, field: str = "--reserved") -> None:
         """A node lease sells whole nodes: refuse a pool size that is not one (with the two nearest)."""

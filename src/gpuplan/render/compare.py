@@ -43,13 +43,16 @@ def _workload_json(adv: WorkloadAdvice, lang: str) -> dict[str, Any]:
             "infeasible_reason": note_text(r.infeasible_reason, lang) if r.infeasible_reason else None,
             "cost": {"total": _r(c.total_mid), "low": _r(c.total_low), "high": _r(c.total_high),
                      "per_month": _r(c.per_month), "rental": _r(c.rental_mid), "ops": _r(c.ops),
-                     "setup": _r(c.setup), "idle": _r(c.idle)},
+                     "setup": _r(c.setup), "idle": _r(c.idle), "transfer": _r(c.transfer.cost)},
             "time": {"wall_hours": _r(c.wall_hours), "gpu_hours_used": _r(c.gpu_hours_used),
                      "gpu_hours_paid": _r(c.gpu_hours_paid), "slowdown": _r(c.slowdown.total, 4),
                      "terms": {k: _r(v, 4) for k, v in dataclasses.asdict(c.slowdown.terms).items()},
                      "bound": c.slowdown.bound,
                      "gpu_speed": {"factor": _r(c.slowdown.gpu_speed_factor, 4),
-                                   "source": c.slowdown.speed_source}},
+                                   "source": c.slowdown.speed_source},
+                     "transfer_hours": _r(c.transfer.hours),
+                     "recovery_hours": _r(c.interruptions.recovery_hours + c.interruptions.lost_hours),
+                     "interruptions": _r(c.interruptions.expected, 4)},
             "warnings": _warn(r.warnings, lang),
         })
     rec = None
@@ -185,6 +188,8 @@ def _explain(adv: WorkloadAdvice, result: Any, lang: str, console: Any) -> None:
         o = r.offer
         for line in _explain_slowdown(w, o, s, lang):
             console.print("    " + line, markup=False)
+        for line in _explain_delays(w, o, r.cost, result.scenario.currency, lang):
+            console.print("    " + line, markup=False)
         c = r.cost
         if o.mode == "container":
             line = t("compare.explain_cost_ct", lang, offer=o.id, gpus=w.gpus, run=c.run_hours,
@@ -238,6 +243,28 @@ def _explain_slowdown(w: Any, o: Any, s: Any, lang: str) -> list[str]:
         lines.append(t("compare.explain_overhead_source", lang, platform=o.platform, tenancy=o.tenancy, nic=o.nic,
                        estimate=t("compare.explain_estimate", lang) if o.overhead.estimate else "",
                        source=o.overhead.source))
+    return lines
+
+
+def _explain_delays(w: Any, o: Any, c: Any, currency: str, lang: str) -> list[str]:
+    """Data movement and interruptions (`models.delays`), with their inputs."""
+    lines = []
+    tr, it = c.transfer, c.interruptions
+    if tr.moves > 0:
+        lines.append(t("compare.explain_transfer", lang, gb=tr.gb, moves=tr.moves, path=" → ".join(tr.path),
+                       gbps=tr.gbps, hours=tr.hours, cost=tr.cost, currency=currency))
+    if it.expected > 0:
+        if o.mode == "container":
+            how = t("compare.recovery_reschedule", lang)
+        elif o.spares > 0:
+            how = t("compare.recovery_spare", lang, n=o.spares)
+        else:
+            how = t("compare.recovery_support", lang, response=o.support_response_hours,
+                    coverage=o.support_coverage or "?") if o.support_response_hours is not None \
+                else t("compare.recovery_support_unknown", lang)
+        lines.append(t("compare.explain_interruptions", lang, rate=o.interruptions_per_gpu_day, gpus=w.gpus,
+                       n=it.expected, lost=it.lost_hours, ckpt=w.checkpoint_hours, rec=it.recovery_hours,
+                       each=o.recovery_hours, how=how))
     return lines
 
 
