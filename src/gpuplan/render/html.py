@@ -156,6 +156,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
                 svg.Stack(t("report.idle_part", lang), "#999999", bd["idle"], pattern=True),
                 svg.Stack(t("compare.ops", lang), "#009E73", bd["ops"]),
                 svg.Stack(t("compare.setup", lang), "#CC79A7", bd["setup"]),
+                svg.Stack(t("compare.transfer", lang), "#E69F00", bd["transfer"]),
             ],
             y_label=t("report.money", lang, currency=f.currency),
             y_fmt=f.money_short,

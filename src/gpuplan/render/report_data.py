@@ -31,6 +31,7 @@ def breakdown(workload_json: dict[str, Any]) -> dict[str, Any]:
         "idle": [o["cost"]["idle"] for o in opts],
         "ops": [o["cost"]["ops"] for o in opts],
         "setup": [o["cost"]["setup"] for o in opts],
+        "transfer": [o["cost"].get("transfer", 0.0) for o in opts],
         "total": [o["cost"]["total"] for o in opts],
     }
 
