@@ -233,7 +233,7 @@ def test_support_evidence_names_spares_and_elastic_recovery() -> None:
     assert "1 leased spare node(s) take over in minutes" in ev
     ct = "  - {id: ct, gpu: h100-sxm, mode: container, price: {amount: 3, per: gpu-hour}}"
     _, ev = check(run(ct, W8), "ct", "support-response")
-    assert "a failed container is rescheduled" in ev
+    assert "a failed container or hourly VM is replaced" in ev
 
 
 # --- providers and the document -------------------------------------------------------------------
@@ -280,3 +280,13 @@ def test_every_bundled_example_gives_every_check_a_status_with_evidence(example:
             assert all(c["status"] in ("pass", "warn", "fail", "unknown") and c["evidence"].strip()
                        for c in o["checks"])
         assert {p["provider"] for p in doc["providers"]} == {o["provider"] for o in doc["offers"]}
+
+
+def test_a_measured_network_also_sets_the_transfer_bandwidth() -> None:
+    # the link remote -> far carries 10 Gbit/s; the probe saw 2 on the node: 10,000 GB x 8 / 2 / 3600 = 11.1 h
+    offers = bm("site: far, network: {gbps: 100}")
+    st, ev = check(run(offers, wd(10_000, site="remote")), "bm", "data-locality")
+    assert st == "pass" and "at 10 Gb/s: 2.2 h" in ev
+    st, ev = check(run(offers, wd(10_000, site="remote"), MeasuredNetwork("bm", 2.0, "eth0", "p.json")), "bm",
+                   "data-locality")
+    assert st == "pass" and "at 2 Gb/s: 11.1 h" in ev
