@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -107,8 +108,6 @@ entry()
 
 
 def run(cmd: list[str]) -> tuple[float, str]:
-    import os
-
     env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}  # the same generated_at in both outputs
     t = time.perf_counter()
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
@@ -134,12 +133,18 @@ def main() -> None:
                 s, out = run(cmd)
                 times[name].append(s)
                 outs[name] = out
+        tiny = Path(tmp) / "tiny.csv"  # the floor: start-up, imports and a plan of one day
+        tiny.write_text("\n".join(dem.read_text().splitlines()[: 1 + 24 * len(GPUS)]) + "\n")
+        floor = statistics.median(run([gp[0], "plan", str(scen), "--demand", str(tiny), "-o", "json"])[0]
+                                  for _ in range(args.repeat))
         same = outs["gpuplan"] == outs["baseline"]
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"whole process (median of {args.repeat}): gpuplan {med['gpuplan']:.3f} s, "
               f"baseline {med['baseline']:.3f} s; ratio {med['baseline'] / med['gpuplan']:.2f}x; "
               f"min {min(times['gpuplan']):.3f} vs {min(times['baseline']):.3f} s; goal < 0.3 s: "
               f"{med['gpuplan'] < 0.3}; outputs equal: {same}")
+        print(f"floor (the same command on one day of demand, 240 rows): {floor:.3f} s; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         from gpuplan.inputs.demand import from_csv
 
         parse = {"gpuplan": [], "baseline": []}  # type: dict[str, list[float]]

@@ -20,6 +20,23 @@ def _r(x: float, nd: int = 2) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
 
 
+def round_list(values: Any, nd: int) -> list[float]:
+    """`[round(x, nd) for x in values]`, exactly, at numpy speed: numpy's round (scale, rint, unscale)
+    gives Python's correctly rounded answer except where the scaled value sits at a half; those few
+    are rounded by Python."""
+    import numpy as np
+
+    a = np.asarray(values, dtype=np.float64)
+    scaled = a * 10.0**nd
+    out = np.rint(scaled) / 10.0**nd
+    near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
+    near_half |= ~np.isfinite(a) | (np.abs(scaled) >= 2.0**52)
+    result: list[float] = out.tolist()
+    for i in np.flatnonzero(near_half).tolist():
+        result[i] = round(float(a[i]), nd)
+    return result
+
+
 def assignment_text(a: Any, lang: str) -> str:
     return t(f"plan.{a.reason_key}", lang, **a.params)
 
@@ -40,7 +57,7 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
             "lease_unit": p.bm.lease_unit if p.bm else "gpu",
             "demand": {"peak": _r(float(p.demand_total.max())), "mean": _r(float(p.demand_total.mean()), 3),
                        "start": res.demand.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                       "hourly": [round(x, 3) for x in p.demand_total.tolist()]},
+                       "hourly": round_list(p.demand_total, 3)},
             "reserved_utilization": _r(p.reserved_utilization, 4),
             "reserved_gpus_low": p.sizing_low.reserved,
             "reserved_gpus_high": p.sizing_high.reserved,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -238,12 +239,14 @@ def _rows_fast(raw: bytes) -> _Rows | None:
     except ValueError:
         return None
     t_list = fields[it::ncol]
-    secs: dict[str, float] = {}
-    try:
-        for t in dict.fromkeys(t_list):
-            secs[t] = _parse_time(t).timestamp()
-    except (ValueError, OverflowError):
-        return None
+    uniq = list(dict.fromkeys(t_list))
+    parsed = _times_fast(uniq)
+    if parsed is None:
+        try:
+            parsed = [_parse_time(t).timestamp() for t in uniq]
+        except (ValueError, OverflowError):
+            return None
+    secs = dict(zip(uniq, parsed, strict=True))
     when_s = np.fromiter(map(secs.__getitem__, t_list), dtype=np.float64, count=len(t_list))
     g_list = fields[ig::ncol]
     names: dict[str, int] = {}
@@ -252,6 +255,27 @@ def _rows_fast(raw: bytes) -> _Rows | None:
     if not (np.isfinite(when_s).all() and np.isfinite(g).all() and (g >= 0).all()):
         return None
     return when_s, code, list(names), g
+
+
+_PLAIN_ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?Z?")
+
+
+def _times_fast(texts: list[str]) -> list[float] | None:
+    """Unix seconds of plain ISO times (`2024-03-04T13:00:00Z`, UTC or no zone) or epoch numbers,
+    converted by numpy; None when any is another form (the careful `_parse_time` decides)."""
+    try:
+        return np.array(texts, dtype=np.float64).tolist()
+    except ValueError:
+        pass
+    stripped = [t.strip() for t in texts]
+    if not all(map(_PLAIN_ISO.fullmatch, stripped)):
+        return None
+    iso = [t[:-1] if t.endswith("Z") else t for t in stripped]
+    try:
+        us = np.array(iso, dtype="datetime64[us]").astype(np.int64)
+    except ValueError:
+        return None
+    return (us / 1e6).tolist()
 
 
 def _rows_careful(p: Path) -> _Rows:
