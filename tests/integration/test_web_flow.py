@@ -271,3 +271,34 @@ def test_audit_takes_a_scenario_offer_and_gpus_per_node(client: TestClient, tmp_
     assert r.status_code == 422 and r.json()["field"] == "--offer"
     r = client.post("/api/audit", files=files, data={"price": "2000/node-month", "gpus_per_node": "100001"})
     assert r.status_code == 422 and r.json()["field"] == "gpus_per_node"
+
+
+@pytest.mark.parametrize(("gpus", "refused"), [
+    ("100000", False), ("100001", True), ("0100001", False),  # 0100001 is octal in YAML 1.1: 32,769
+    ("30:00:00", True), ("0x1000000", True), ("1.0e+9", True), ("1_000_000", True), ('"100001"', True),
+    ("99999999999999999999999999999", True), ("1e9", False),  # 1e9 is a string in YAML 1.1: the engine's error
+])
+def test_the_limit_reads_gpus_as_yaml_does(gpus: str, refused: bool) -> None:
+    text = SEED_TEXT.replace("gpus: 4", f"gpus: {gpus}", 1)
+    if refused:
+        with pytest.raises(GpuplanError) as exc:
+            limits.check_scenario(text)
+        assert exc.value.field == "workloads[0].gpus"
+    else:
+        limits.check_scenario(text)
+
+
+def test_the_workload_count_sees_flow_lists_and_aliases_without_expanding_them() -> None:
+    head = SEED_TEXT.partition("workloads:\n")[0]
+    w = "{id: w%d, kind: experiment, gpu: ascend-910b, gpus: 1, hours_per_day: 1, duration: 1d}"
+    flow = head + "workloads: [" + ", ".join(w % i for i in range(limits.MAX_WORKLOADS + 1)) + "]\n"
+    with pytest.raises(GpuplanError, match="10,000"):
+        limits.check_scenario(flow)
+    # aliases count once each, and nothing is expanded: a short text cannot become a big one here
+    aliased = head + "workloads:\n  - &w " + w % 0 + "\n" + "  - *w\n" * limits.MAX_WORKLOADS
+    with pytest.raises(GpuplanError, match="10,000"):
+        limits.check_scenario(aliased)
+    ok = head + "workloads:\n  - &w " + w % 0 + "\n" + "  - *w\n" * (limits.MAX_WORKLOADS - 1)
+    limits.check_scenario(ok)
+    for text in ("version: 1\nworkloads: 5\n", "[1, 2]\n", "workloads: [\n", "a: *nope\n", ""):
+        limits.check_scenario(text + "#" * 100_000)  # left to the engine, which names the line
