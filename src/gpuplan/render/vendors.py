@@ -30,7 +30,7 @@ def _words(key: str, values: Mapping[str, Any], lang: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in values.items():
         if isinstance(v, tuple):
-            out[k] = (" → " if k == "path" else ", ").join(v)
+            out[k] = (" → " if k == "path" else t("vendors.list_sep", lang)).join(v)
         elif k == "kind":
             out[k] = t(f"vendors.kind.{v}", lang)
         elif k == "how":
@@ -59,7 +59,7 @@ def note_text(note: Note, lang: str) -> str:
 
 
 def _summary(p: ProviderSummary, lang: str) -> str:
-    offers = ", ".join(p.offers)
+    offers = t("vendors.list_sep", lang).join(p.offers)
     c = p.counts
     if not p.not_passed:
         return t("vendors.summary_all_pass", lang, offers=offers, passed=c["pass"])
@@ -71,15 +71,15 @@ def _summary(p: ProviderSummary, lang: str) -> str:
                  if st == status]
         if items:
             groups.append(t("vendors.summary_group", lang, status=t(f"vendors.status.{status}", lang),
-                            items=", ".join(items)))
-    return head + " — " + "; ".join(groups)
+                            items=t("vendors.list_sep", lang).join(items)))
+    return head + " — " + t("vendors.group_sep", lang).join(groups)
 
 
 def vendors_json(result: VendorsResult, lang: str = "en") -> dict[str, Any]:
     """The `gpuplan.vendors/1` document."""
     th = result.thresholds
     m = result.measured
-    sep = "; " if lang == "en" else "；"
+    sep = t("vendors.group_sep", lang)
     return {
         "schema": SCHEMA,
         "scenario": result.scenario.path,
