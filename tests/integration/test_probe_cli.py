@@ -68,7 +68,7 @@ def test_markdown_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert rc == 0
     assert out.startswith("# 节点探测\n")
-    assert "| 部署形态 | container-on-vm |" in out
+    assert "| 部署形态 | 虚拟机中的容器 |" in out and "container-on-vm" not in out  # translated, not the id
     assert "| 失败 | 网络 >= 25 Gb/s |" in out
 
 

@@ -15,6 +15,8 @@ def check_detail(check: Check, lang: str) -> str:
     values = dict(check.values)
     if "figure" in values:
         values["figure"] = t(f"probe.figure.{values['figure']}", lang)
+    if "deployment" in values:
+        values["deployment"] = t(f"probe.deployment_{values['deployment']}", lang)
     return t(f"probe.check.{check.key}", lang, **values)
 
 
