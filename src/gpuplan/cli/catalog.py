@@ -119,7 +119,7 @@ def _print_table(rows: list[dict[str, Any]], cols: list[str], notes: list[str]) 
     text = {c: [("" if r.get(c) is None else str(r.get(c))) for r in rows] for c in cols if c != "source"}
     text["source"] = [f"[{legend[str(r.get('source', ''))]}]" for r in rows]
     shown = [c for c in cols if c != "source"] + ["source"]
-    layouts = [[(c,) for c in shown]]
+    layouts: list[list[tuple[str, ...]]] = [[(c,) for c in shown]]
     # narrow: pairs of columns share one, the second key on a second line
     pairs = {"id": "name", "as_of": "interconnect"} if "name" in shown else {"id": "provider", "gpu": "mode"}
     narrow: list[tuple[str, ...]] = []
@@ -139,8 +139,8 @@ def _print_table(rows: list[dict[str, Any]], cols: list[str], notes: list[str]) 
     out.print(table)
     for source, n in legend.items():
         out.print(f"[{n}] {source}", markup=False, highlight=False, soft_wrap=True)  # URLs stay whole
-    for n in notes:
-        out.print(f"Note: {n}", markup=False)
+    for note in notes:
+        out.print(f"Note: {note}", markup=False)
 
 
 _NUMERIC = frozenset({"memory_gb", "hbm_tbs", "bf16_tflops", "gpu_gpu_gbs", "source"})
