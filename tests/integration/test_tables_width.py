@@ -143,15 +143,16 @@ def test_plan(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_simulate(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, shared_dir: Path,
-                  width: int) -> None:
+                  width: int, lang: str) -> None:
     trace = shared_dir / BUNDLED
     if not trace.is_file():
         pytest.skip(f"{BUNDLED} is not in the shared folder")
     args = ["simulate", str(trace), "-r", "0:64:8", "--wait", "inf", "-s", str(ROOT / "examples/seed-910b.yaml"),
             "--max-wait", "p95=2h"]
     doc = as_json(capsys, monkeypatch, *args)
-    out = run(capsys, monkeypatch, width, *args)
+    out = run(capsys, monkeypatch, width, *args, "--lang", lang)
     check_layout(out, width)
     nums = []
     for r in doc["runs"]:
