@@ -179,3 +179,14 @@ def test_reports_mark_the_recommended_r(capsys: pytest.CaptureFixture[str], trac
     rc, out, _ = run(capsys, str(trace), "--reserved", "4", "--wait", "inf", "--scenario", str(scen),
                      "--max-wait", "max=0")
     assert "No R meets the waiting budget max <= 0m" in " ".join(out.split())
+
+
+def test_version_and_help_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"gpuplan {__version__}"
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["simulate", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "A:B:STEP" in out and "🅱" not in out and "--max-wait" in out  # ":B:" is not an emoji code
