@@ -24,6 +24,7 @@ from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
     from gpuplan.contracts.audit import AuditResult as AuditDoc
+    from gpuplan.contracts.compare import CompareResult as CompareDoc
     from gpuplan.contracts.plan import PlanResult as PlanDoc
     from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
     from gpuplan.engines.planner import PlanResult
@@ -96,6 +97,12 @@ class CompareResult:
     advice: list[WorkloadAdvice]
     # workload id -> each option's cost against hours per day (the report's chart); only when asked for
     hours_curves: dict[str, list[HoursCurve]] = dataclasses.field(default_factory=dict)
+
+    def document(self, lang: str = "en", explain: bool = False) -> CompareDoc:
+        """The `gpuplan.compare/1` contract every compare renderer reads (`explain`: with formula lines)."""
+        from gpuplan.engines.compare_document import compare_document
+
+        return compare_document(self, lang, explain)
 
 
 def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:

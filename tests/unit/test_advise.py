@@ -101,10 +101,10 @@ workloads:
 
 
 def test_json_contract_keys() -> None:
-    data = compare_json(api.compare(EXAMPLES / "seed-910b.yaml"), "en")
+    data = compare_json(api.compare(EXAMPLES / "seed-910b.yaml").document("en"))
     assert data["schema"] == "gpuplan.compare/1" and data["currency"] == "CNY"
     wl = data["workloads"][0]
-    assert set(wl) == {"id", "warnings", "options", "recommendation", "break_even"}
+    assert set(wl) == {"id", "kind", "gpus", "gpu", "warnings", "options", "recommendation", "break_even"}
     opt = wl["options"][0]
     assert set(opt) == {"offer", "mode", "platform", "tenancy", "gpu", "feasible", "infeasible_reason", "cost",
                         "time", "warnings"}
@@ -121,6 +121,6 @@ def test_json_contract_keys() -> None:
 
 
 def test_chinese_output_has_no_missing_text() -> None:
-    data = compare_json(api.compare(EXAMPLES / "rules.yaml"), "zh")
+    data = compare_json(api.compare(EXAMPLES / "rules.yaml").document("zh"))
     text = str(data)
     assert "硬性规则" in text and "利用率" in text

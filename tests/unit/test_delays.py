@@ -145,7 +145,7 @@ def test_compare_json_carries_transfer_and_recovery(tmp_path) -> None:  # type: 
     from gpuplan.contracts.compare import CompareResult
     from gpuplan.render.compare import compare_json
 
-    data = compare_json(_compare(tmp_path, ARTICLE.format(moves="once")), "en")
+    data = compare_json(_compare(tmp_path, ARTICLE.format(moves="once")).document("en"))
     CompareResult.model_validate(data)
     opts = {o["offer"]: o for o in data["workloads"][0]["options"]}
     assert opts["bm-remote"]["time"]["transfer_hours"] == pytest.approx(111.11, abs=0.01)

@@ -34,7 +34,7 @@ def assert_self_contained(html: str) -> None:
 def test_compare_report_en(seed: api.CompareResult) -> None:
     html = render_report("compare", seed, "en")
     assert_self_contained(html)
-    data = compare_json(seed, "en")
+    data = compare_json(seed.document("en"))
     w0, w1 = data["workloads"]
     assert html.count("<svg") == 3 * len(data["workloads"])
     assert f'data-verdict="{w0["recommendation"]["offer"]}"' in html

@@ -132,7 +132,7 @@ def test_the_replay_loads_no_pydantic() -> None:
     assert out == "False"
 
 
-@pytest.mark.parametrize("mod", ["gpuplan.render.plan"])
+@pytest.mark.parametrize("mod", ["gpuplan.render.plan", "gpuplan.render.compare"])
 def test_contract_renderers_read_only_the_contract(mod: str) -> None:
-    """Renderers moved onto their contract import no engine at all (compare and audit still read engine results)."""
+    """Renderers that read their contract import no engine, model or input at all."""
     assert not _reaches(mod, ("gpuplan.engines", "gpuplan.models", "gpuplan.inputs"))

@@ -55,7 +55,7 @@ def test_curves_are_the_engine_and_cross_at_break_even(seed: api.CompareResult) 
 
 
 def test_breakdown_sums_to_total(seed: api.CompareResult) -> None:
-    data = compare_json(seed, "en")
+    data = compare_json(seed.document("en"))
     for wj in data["workloads"]:
         bd = breakdown(wj)
         for i, total in enumerate(bd["total"]):

@@ -38,12 +38,13 @@ def compare(
         from gpuplan.render.html import write_report
 
         write_report("compare", result, html, lang_code)
+    doc = result.document(lang_code, explain=explain)
     if output == OutputFormat.json:
-        write_json(compare_json(result, lang_code))
+        write_json(compare_json(doc))
     elif output == OutputFormat.markdown:
-        typer.echo(compare_markdown(result, lang_code))
+        typer.echo(compare_markdown(doc, lang_code, scenario=str(scenario)))
     else:
-        compare_table(result, lang_code, console(), explain=explain)
+        compare_table(doc, lang_code, console(), explain=explain, scenario=str(scenario))
 
 
 @app.command()

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpuplan.contracts._base import Record
+from gpuplan.contracts._base import Int, Record
 
 SCHEMA = "gpuplan.compare/1"
 
@@ -82,6 +82,8 @@ class CompareOption(Record):
     cost: OptionCost
     time: OptionTime
     warnings: list[CompareWarning]
+    explain: list[str] | None = Field(default=None, description="With `--explain`: how each number is made, "
+                                      "one line per formula with its inputs (absent otherwise).")
 
 
 class Dimension(Record):
@@ -119,6 +121,9 @@ class BreakEven(Record):
 
 class CompareWorkload(Record):
     id: str
+    kind: Literal["training", "fine-tuning", "experiment", "inference"]
+    gpus: Int
+    gpu: list[str] = Field(description="The GPUs the workload accepts (catalog ids; work is defined on the first).")
     warnings: list[CompareWarning]
     options: list[CompareOption]
     recommendation: Recommendation | None = Field(description="null when no option is feasible.")
@@ -130,4 +135,6 @@ class CompareResult(Record):
 
     schema_: Literal["gpuplan.compare/1"] = Field(alias="schema")
     currency: str
+    days_per_month: float = Field(description="The scenario's month, in days (per_month figures use it).")
+    catalog_files: list[str] = Field(description="Catalogs the defaults came from (`bundled` and any --catalog).")
     workloads: list[CompareWorkload]

@@ -108,7 +108,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
     from gpuplan.render.compare import compare_json
     from gpuplan.render.report_data import compare_assumptions, compare_charts
 
-    data = compare_json(result, lang)
+    data = compare_json(result.document(lang))
     f = Fmt(lang, data["currency"])
     charts = compare_charts(result, data)
     workloads = []

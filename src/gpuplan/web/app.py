@@ -629,7 +629,7 @@ def _compare_json(text: str, lang: str, cat: Any) -> dict[str, Any]:
     from gpuplan.render.compare import compare_json
 
     limits.check_scenario(text)
-    return compare_json(api.compare_text(text, name=SCENARIO_NAME, catalog=cat), lang)
+    return compare_json(api.compare_text(text, name=SCENARIO_NAME, catalog=cat).document(lang))
 
 
 def _compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:

@@ -1,0 +1,172 @@
+"""The comparison as its `gpuplan.compare/1` contract: the engine's result, rounded, in the output language.
+
+Every compare renderer (JSON, table, markdown, HTML) reads this document; none reads the engine's
+dataclasses or computes a figure. `--explain` lines are written here too, from the models' inputs
+(`perf.Slowdown`, `delays`), so that the renderers print them as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from gpuplan.contracts.compare import SCHEMA
+from gpuplan.contracts.compare import CompareResult as CompareDoc
+from gpuplan.engines.advise import WorkloadAdvice
+from gpuplan.i18n import t
+from gpuplan.i18n.notes import note_text
+
+
+def _r(x: float, nd: int = 2) -> float:
+    return round(float(x), nd)
+
+
+def compare_document(result: Any, lang: str = "en", explain: bool = False) -> CompareDoc:
+    """`result`: an `api.CompareResult`. `explain` adds each option's formula lines (`--explain`)."""
+    s = result.scenario
+    out: dict[str, Any] = {"schema": SCHEMA, "currency": s.currency, "days_per_month": s.days_per_month,
+                           "catalog_files": list(s.catalog_files),
+                           "workloads": [_workload(adv, s, lang, explain) for adv in result.advice]}
+    return CompareDoc.model_validate(out)
+
+
+def _warn(ws: Any, lang: str) -> list[dict[str, str]]:
+    return [{"code": w.code, "message": note_text(w.note, lang)} for w in ws]
+
+
+def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str, Any]:
+    options = []
+    w = adv.workload
+    for r in adv.options:
+        c = r.cost
+        opt: dict[str, Any] = {
+            "offer": r.offer.id,
+            "mode": r.offer.mode,
+            "platform": r.offer.platform,
+            "tenancy": r.offer.tenancy,
+            "gpu": r.offer.gpu,
+            "feasible": r.feasible,
+            "infeasible_reason": note_text(r.infeasible_reason, lang) if r.infeasible_reason else None,
+            "cost": {"total": _r(c.total_mid), "low": _r(c.total_low), "high": _r(c.total_high),
+                     "per_month": _r(c.per_month), "rental": _r(c.rental_mid), "ops": _r(c.ops),
+                     "setup": _r(c.setup), "idle": _r(c.idle), "transfer": _r(c.transfer.cost)},
+            "time": {"wall_hours": _r(c.wall_hours), "gpu_hours_used": _r(c.gpu_hours_used),
+                     "gpu_hours_paid": _r(c.gpu_hours_paid), "slowdown": _r(c.slowdown.total, 4),
+                     "terms": {k: _r(v, 4) for k, v in dataclasses.asdict(c.slowdown.terms).items()},
+                     "bound": c.slowdown.bound,
+                     "gpu_speed": {"factor": _r(c.slowdown.gpu_speed_factor, 4),
+                                   "source": c.slowdown.speed_source},
+                     "transfer_hours": _r(c.transfer.hours),
+                     "recovery_hours": _r(c.interruptions.recovery_hours + c.interruptions.lost_hours),
+                     "interruptions": _r(c.interruptions.expected, 4)},
+            "warnings": _warn(r.warnings, lang),
+        }
+        if explain:
+            opt["explain"] = _explain_option(w, r, s, lang)
+        options.append(opt)
+    rec = None
+    if adv.recommendation is not None:
+        rr = adv.recommendation
+        rec = {
+            "offer": rr.offer,
+            "mode": rr.mode,
+            "reasons": [note_text(n, lang) for n in rr.reasons],
+            "dimensions": {k: {"favors": d.favors, "reason": note_text(d.reason, lang)}
+                           for k, d in rr.dimensions.items()},
+            "flip": [{"parameter": f.parameter,
+                      "value": _r(f.value, 4) if isinstance(f.value, float) else f.value,
+                      "message": note_text(f.note, lang)} for f in rr.flip],
+        }
+    be = adv.break_even_hours
+    return {
+        "id": w.id,
+        "kind": w.kind,
+        "gpus": w.gpus,
+        "gpu": list(w.gpus_allowed),
+        "warnings": _warn(adv.warnings, lang),
+        "options": options,
+        "recommendation": rec,
+        "break_even": {"hours_per_day": None if be is None or math.isnan(be) else _r(be, 3)},
+    }
+
+
+def _explain_option(w: Any, r: Any, s: Any, lang: str) -> list[str]:
+    o, c, cur = r.offer, r.cost, s.currency
+    lines = _explain_slowdown(w, o, c.slowdown, lang) + _explain_delays(w, o, c, cur, lang)
+    if o.mode == "container":
+        lines.append(t("compare.explain_cost_ct", lang, offer=o.id, gpus=w.gpus, run=c.run_hours,
+                       price=o.price_per_gpu_hour.mid, currency=cur, rental=c.rental_mid, ops=c.ops,
+                       setup=c.setup, total=c.total_mid))
+    else:
+        lines.append(t("compare.explain_cost_bm", lang, offer=o.id, billed=c.billed_gpus, lease=c.lease_hours,
+                       wall=c.wall_hours, term=o.min_term_hours, price=o.price_per_gpu_hour.mid, currency=cur,
+                       rental=c.rental_mid, ops_h=c.ops_hours, ops=c.ops, setup=c.setup, total=c.total_mid,
+                       idle=c.idle))
+    if o.defaults_used:
+        lines.append(t("compare.explain_defaults", lang, offer=o.id, fields=", ".join(o.defaults_used)))
+    return lines
+
+
+def _explain_slowdown(w: Any, o: Any, s: Any, lang: str) -> list[str]:
+    """The slowdown's terms with their inputs (`perf.slowdown`), one line each."""
+    tm, cm = s.terms, s.comm
+    lines = [t("compare.explain_slowdown", lang, offer=o.id, platform=t(f"compare.mode_{o.platform}", lang),
+               tenancy=t(f"compare.tenancy_{o.tenancy}", lang), nic=o.nic, compute=tm.compute,
+               intra=tm.intra_node, inter=tm.inter_node, strag=tm.straggler, data=tm.data, total=s.total,
+               bound=t(f"compare.bound_{s.bound}", lang))]
+    lines.append(t("compare.explain_compute", lang, share=1 - cm.share, oc=o.overhead.compute.mid, compute=tm.compute))
+    tcp = t("compare.explain_tcp", lang, tcp=cm.tcp_efficiency) if cm.tcp else ""
+    if cm.model == "none":
+        lines.append(t("compare.explain_comm_none", lang))
+    elif cm.model == "share":
+        lines.append(t("compare.explain_comm_share", lang, share=cm.share,
+                       binding=t(f"compare.binding_{cm.binding}", lang), bref=cm.bus_ref_gbs,
+                       boff=cm.bus_offer_gbs, fi=cm.intra_fraction, fe=cm.inter_fraction, tcp=tcp,
+                       nodes=cm.nodes, g=cm.gpus_per_node))
+    else:
+        st = w.step
+        lines.append(t("compare.explain_comm_step", lang, gb=st.gradient_gb, comm=cm.comm_s, bi=cm.b_intra_gbs,
+                       bn=cm.b_net_gbs, assumed=t("compare.explain_assumed", lang) if cm.network_assumed else "",
+                       overlap=st.overlap, cs=st.compute_s, step=cm.step_s, share=cm.share, fi=cm.intra_fraction,
+                       fe=cm.inter_fraction, tcp=tcp, nodes=cm.nodes, g=cm.gpus_per_node))
+    j = o.overhead.jitter
+    if j.kind == "uniform":
+        lines.append(t("compare.explain_jitter_uniform", lang, n=w.gpus, lo=j.low, hi=j.high, strag=tm.straggler))
+    else:
+        lines.append(t("compare.explain_jitter_tail", lang, n=w.gpus, m=j.low, q=j.high, strag=tm.straggler))
+    if s.data_wait > 0:
+        lines.append(t("compare.explain_data", lang, d=s.data_wait, keep=1 - s.data_wait, platform=s.platform,
+                       total=s.total))
+    if s.speed_source != "same-gpu":
+        lines.append(t("compare.explain_speed", lang, factor=s.gpu_speed_factor, ref=w.gpus_allowed[0],
+                       source=s.speed_source))
+    if o.overhead.source:
+        lines.append(t("compare.explain_overhead_source", lang, platform=o.platform, tenancy=o.tenancy, nic=o.nic,
+                       estimate=t("compare.explain_estimate", lang) if o.overhead.estimate else "",
+                       source=o.overhead.source))
+    return lines
+
+
+def _explain_delays(w: Any, o: Any, c: Any, currency: str, lang: str) -> list[str]:
+    """Data movement and interruptions (`models.delays`), with their inputs."""
+    lines = []
+    tr, it = c.transfer, c.interruptions
+    if tr.moves > 0:
+        lines.append(t("compare.explain_transfer", lang, gb=tr.gb, moves=tr.moves, path=" → ".join(tr.path),
+                       gbps=tr.gbps, hours=tr.hours, cost=tr.cost, currency=currency))
+    if it.expected > 0:
+        if o.mode == "container":
+            how = t("compare.recovery_reschedule", lang)
+        elif o.spares > 0:
+            how = t("compare.recovery_spare", lang, n=o.spares)
+        else:
+            how = t("compare.recovery_support", lang, response=o.support_response_hours,
+                    coverage=o.support_coverage or "?") if o.support_response_hours is not None \
+                else t("compare.recovery_support_unknown", lang)
+        lines.append(t("compare.explain_interruptions", lang, rate=o.interruptions_per_gpu_day, gpus=w.gpus,
+                       n=it.expected, lost=it.lost_hours, ckpt=w.checkpoint_hours, rec=it.recovery_hours,
+                       each=o.recovery_hours, how=how))
+    return lines
+
+
