@@ -1,7 +1,8 @@
 """The names each scheduler knows a GPU model by, keyed by the gpuplan catalog id.
 
-The inputs work is building one alias table for GPU names (`gpuplan.inputs.gpu_names`); it did not
-exist when the exporters needed it, so this small table lives here. One row per catalog GPU:
+The rows below were checked against each scheduler's own lists (the tests hold them equal to the one
+alias table, `gpuplan.inputs.gpu_names`); any other catalog GPU takes its names from that alias table.
+One row per GPU:
 
 - `short`: the Slurm GRES type and node feature (`Gres=gpu:h100:8`, `--gres=gpu:h100:8`,
   `--constraint=h100`): lower case, no `:` or `,`;
@@ -15,7 +16,7 @@ exist when the exporters needed it, so this small table lives here. One row per 
   nodes from the GPU feature discovery label alone. Other names work on Kubernetes only on nodes
   labelled `skypilot.co/accelerator=<name in lower case>` (SkyPilot's own label).
 
-A GPU id not in the table gets its slug as short name and as SkyPilot name, no GFD label.
+A GPU id in neither table gets its slug (without dashes) as short name and as SkyPilot name, no GFD label.
 """
 
 from __future__ import annotations
@@ -58,11 +59,16 @@ TABLE: dict[str, GpuNames] = {
 
 
 def names(gpu: str) -> GpuNames:
+    """The rows above, else the one alias table's names (`inputs.gpu_names`: GFD product label and
+    SkyPilot name where it knows them), else the id's slug."""
     found = TABLE.get(gpu)
     if found:
         return found
+    from gpuplan.inputs.gpu_names import k8s_product, skypilot_name
+
     slug = slugify(gpu)
-    return GpuNames(slug, None, slug, False)
+    short = slug.replace("-", "")
+    return GpuNames(short, k8s_product(gpu), skypilot_name(gpu) or slug, False)
 
 
 def node_labels(pool: Pool) -> dict[str, str]:
