@@ -50,13 +50,16 @@ team:
 offers:
   - id: bm-910b
     gpu: ascend-910b           # `gpuplan catalog gpus` lists GPU ids
-    mode: bare-metal
+    mode: bare-metal           # bare-metal | vm | container (the price says how it bills)
     price: {amount: [180, 260], per: gpu-day}
     min_term: 30d              # shortest rental paid for
+    # network: {gbps: 200, rdma: roce}   # node network; rdma: none | roce | infiniband
+    # support: {response: 4h, coverage: 24x7}   # the vendor's commitment: repair waits depend on it
     # setup, ops and overhead default by mode (see `gpuplan catalog offers` and the README)
   - id: ct-910b
     gpu: ascend-910b
     mode: container
+    # tenancy: shared-node     # dedicated | shared-node (the article's 10-15% jitter) | shared-gpu
     price: {amount: [8, 12], per: gpu-hour}
   # - use: aws-p5-h100         # or start from a catalog offer and override fields
 workloads:

@@ -88,7 +88,8 @@ def compare_table(doc: CompareDoc, lang: str, console: Any, explain: bool = Fals
     from rich.text import Text
 
     console.print(Text(t("compare.title", lang, scenario=scenario or ""), style="bold"))
-    console.print(t("compare.summary", lang, n=len(doc.workloads), currency=doc.currency, dpm=doc.days_per_month))
+    console.print(t("compare.summary_one" if len(doc.workloads) == 1 else "compare.summary", lang, n=len(doc.workloads),
+               currency=doc.currency, dpm=doc.days_per_month))
     for wl in doc.workloads:
         rec = wl.recommendation
         kind = t(f"compare.kind_{wl.kind}", lang)
@@ -130,7 +131,8 @@ def compare_table(doc: CompareDoc, lang: str, console: Any, explain: bool = Fals
 
 def compare_markdown(doc: CompareDoc, lang: str, scenario: str | None = None) -> str:
     lines = [f"# {t('compare.title', lang, scenario=scenario or '')}", "",
-             t("compare.summary", lang, n=len(doc.workloads), currency=doc.currency, dpm=doc.days_per_month), ""]
+             t("compare.summary_one" if len(doc.workloads) == 1 else "compare.summary", lang, n=len(doc.workloads),
+               currency=doc.currency, dpm=doc.days_per_month), ""]
     cols = ("offer", "mode", "total", "range", "per_month", "idle", "wall", "slowdown", "feasible")
     for wl in doc.workloads:
         rec = wl.recommendation
