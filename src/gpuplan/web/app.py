@@ -4,6 +4,10 @@
 - `POST /api/plan`, `/api/simulate`, `/api/audit` return their commands' `-o json`. They call
   `gpuplan.api` in a worker process (typed calls, never a command line) with a hard time limit and a
   memory bound, on uploads written into a private temporary folder: the request never names a server path.
+- `POST /api/commit` returns `gpuplan commit -o json` (run in a worker process, at most 20,000 paths).
+- `/api/quotes` lists (GET) and adds (POST) quotes of the server's quote database (`GPUPLAN_DB`, or
+  `create_app(db=...)`, else SQLite in the user's data folder); `/api/quotes/import` stores a quotes CSV,
+  `/api/quotes/trend` fits the drift, `/api/quotes/chart` draws the price history of one GPU and mode.
 - `POST /api/report` returns the HTML report (whole file, or the `<main>` fragment the page shows).
 - Every error is JSON: 400 for a malformed request, 413 for a body over the limit, 422 for input the
   engines reject (the same `GpuplanError.to_dict()` fields as the CLI: file, line, field, hint),
@@ -34,8 +38,10 @@ from gpuplan.web.worker import (
     SCENARIO_NAME,
     AuditCall,
     Call,
+    CommitCall,
     ExportCall,
     HeavyPool,
+    Inputs,
     PlanCall,
     SimulateCall,
     Upload,
@@ -43,7 +49,7 @@ from gpuplan.web.worker import (
 
 log = logging.getLogger("gpuplan.web")
 
-ENGINES = ("compare", "plan", "simulate", "audit", "export")
+ENGINES = ("compare", "plan", "simulate", "audit", "export", "commit")
 
 
 # --- request models ------------------------------------------------------------------------------
@@ -65,10 +71,33 @@ class PlanIn(_In):
     queueing: Queueing = Field(default=DEFAULT_QUEUEING, description="How the leased pool queues (plan --queueing).")
 
 
-class ReportIn(_In):
-    kind: Literal["compare", "plan", "simulate", "audit"] = "compare"
+class CommitIn(_In):
+    scenario: str = Field(description="The scenario YAML text (offers with `terms:`, `market:`).")
     lang: Literal["en", "zh"] = "en"
-    scenario: str | None = Field(default=None, description="compare/plan: the scenario YAML text.")
+    paths: int = Field(default=10_000, description="Monte Carlo paths (1 to 20,000 on this server).")
+    seed: int = Field(default=0, description="Seed of the paths (0 to 2^32-1): the same seed, the same answer.")
+
+
+class QuoteIn(_In):
+    """One quote, as `gpuplan quotes add` takes it (every field is checked as the command line checks it)."""
+
+    provider: str = ""
+    gpu: str = ""
+    mode: str = Field(default="", description="bare-metal or container")
+    term: str | None = Field(default=None, description="Lease term, e.g. 12mo (empty: none).")
+    price: float | str = Field(default="", description="The amount per `per`.")
+    per: str = Field(default="", description="gpu-hour, gpu-day, gpu-month, node-hour, node-day, node-month")
+    currency: str = Field(default="", description="ISO 4217 code, e.g. CNY.")
+    date: str = Field(default="", description="Day of the quote, YYYY-MM-DD.")
+    note: str = ""
+
+
+class ReportIn(_In):
+    kind: Literal["compare", "plan", "simulate", "audit", "commit"] = "compare"
+    lang: Literal["en", "zh"] = "en"
+    scenario: str | None = Field(default=None, description="compare/plan/commit: the scenario YAML text.")
+    paths: int = Field(default=10_000, description="commit: Monte Carlo paths (1 to 20,000).")
+    seed: int = Field(default=0, description="commit: seed of the paths.")
     data: Any = Field(default=None, description="plan/simulate/audit: the JSON the API returned, to render.")
     fragment: bool = Field(default=False, description="Only the report's <main> element (for the page).")
 
@@ -183,6 +212,7 @@ class Settings:
     heavy_concurrency: int = 2
     cache_entries: int = 256
     inline_max_chars: int = 4096
+    db: str | None = None  # the quotes database URL (None: GPUPLAN_DB, else SQLite in the user's data folder)
 
 
 CONFIG_ENV = "GPUPLAN_SERVE_CONFIG"
@@ -207,9 +237,12 @@ def create_app(
     heavy_memory_mb: float = 2048.0,
     workers: int = 4,
     inline_max_kb: float = 4.0,
+    db: str | None = None,
 ) -> FastAPI:
     """The web app. `catalog` is an extra catalog file given on the server's command line; requests
-    can never name a file. `heavy_memory_mb` bounds each heavy worker process (0: no bound)."""
+    can never name a file. `heavy_memory_mb` bounds each heavy worker process (0: no bound). `db` is the
+    quotes database (a URL; default `GPUPLAN_DB`, else `quotes.sqlite` in the user's data folder): the
+    quotes endpoints read and write it, and commit fits the drifts its scenario leaves out from it."""
     from contextlib import asynccontextmanager
 
     from gpuplan.inputs.catalog import load_catalog
@@ -218,6 +251,10 @@ def create_app(
                         max_body_bytes=int(max_body_mb * 1024 * 1024), timeout_s=timeout_s,
                         heavy_timeout_s=heavy_timeout_s, heavy_memory_bytes=int(heavy_memory_mb * 1024 * 1024),
                         workers=workers, inline_max_chars=int(inline_max_kb * 1024))
+    from gpuplan.quotes.store import ENV as DB_ENV
+    from gpuplan.quotes.store import default_url
+
+    settings.db = db or os.environ.get(DB_ENV) or default_url()  # resolved once: every call uses the same one
     cat = load_catalog(settings.catalog)  # fail at start, not on the first request
     pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpuplan-engine")
     heavy = HeavyPool(settings.heavy_concurrency, settings.heavy_memory_bytes)  # workers start on first use
@@ -426,6 +463,127 @@ def create_app(
         return await run_heavy(ExportCall(target=body.target, plan=_dumps(body.plan).decode(), name=body.name,
                                           catalog=settings.catalog))
 
+    @app.post("/api/commit", tags=["engines"], openapi_extra=_body_schema(CommitIn))
+    async def api_commit(request: Request) -> Response:
+        """What `gpuplan commit FILE --paths N --seed S -o json` prints (`gpuplan.commit/1`), with the server's
+        quote database filling the drifts the scenario's `market:` leaves out (as `--db`)."""
+        body = await _read_model(request, CommitIn)
+        _call(limits.check_commit, body.paths, body.seed)
+        await run_engine(limits.check_scenario, body.scenario, inline=small(body.scenario))
+        return await run_heavy(CommitCall(scenario=body.scenario, paths=body.paths, seed=body.seed, lang=body.lang,
+                                          db=settings.db, catalog=settings.catalog))
+
+    # --- quotes: the server's quote database ---
+
+    async def quotes_db(fn: Any, *args: Any, **kw: Any) -> Any:
+        """A call on the quote database in the thread pool: input errors 422; a database the server cannot
+        use (the error names `--db`) is the server's problem, 503."""
+        try:
+            return await run_engine(fn, *args, **kw)
+        except ApiError as exc:
+            if exc.status == 422 and exc.body.get("field") == "--db":
+                exc.body["error"] = "database"
+                exc.body["field"] = None
+                raise ApiError(503, exc.body) from None
+            raise
+
+    def mode_arg(mode: str | None) -> str | None:
+        from gpuplan.quotes import MODES
+
+        if mode in (None, ""):
+            return None
+        if mode not in MODES:
+            raise _err(422, "input", f"mode: expected bare-metal or container, got {mode!r}", field="mode")
+        return mode
+
+    @app.get("/api/quotes", tags=["quotes"])
+    async def api_quotes(gpu: str | None = None, mode: str | None = None) -> Response:
+        """The stored quotes, oldest first (what `gpuplan quotes list -o json` prints), optionally of one GPU
+        and mode."""
+        from gpuplan import api
+
+        md = mode_arg(mode)
+        qs = await quotes_db(lambda: [q.to_json() for q in api.quotes_list(db=settings.db, gpu=gpu or None, mode=md)])
+        return Response(_dumps(qs), media_type="application/json")
+
+    @app.post("/api/quotes", tags=["quotes"], openapi_extra=_body_schema(QuoteIn))
+    async def api_quote_add(request: Request) -> Response:
+        """Store one quote (`gpuplan quotes add`); a bad field is a 422 naming it, and nothing is stored."""
+        from gpuplan import api
+        from gpuplan.quotes.csvio import make_quote
+
+        body = await _read_model(request, QuoteIn)
+
+        def add() -> dict[str, Any]:
+            q = make_quote(provider=body.provider, gpu=body.gpu, mode=body.mode, term=body.term, price=body.price,
+                           per=body.per, currency=body.currency, when=body.date, note=body.note)
+            return {"added": api.quotes_add([q], db=settings.db), "quote": q.to_json()}
+
+        return Response(_dumps(await quotes_db(add)), status_code=201, media_type="application/json")
+
+    @app.post("/api/quotes/import", tags=["quotes"])
+    async def api_quotes_import(request: Request) -> Response:
+        """Multipart form: `file`, a quotes CSV (`provider,gpu,mode,term,price,per,currency,date,note`) or a
+        catalog `.yaml`, as `gpuplan quotes import` reads. Every row is checked first: a bad one is a 422
+        naming the file (the upload's name), line and column, and nothing is stored."""
+        from gpuplan import api
+
+        form = await _read_form(request)
+        up = (await _uploads(form, "file", one=True))[0]
+        _call(limits.check_quotes_file, up.data, up.name)
+
+        def load() -> dict[str, Any]:
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="gpuplan-web-") as tmp:
+                inputs = Inputs(Path(tmp))
+                path = inputs.add(up.name, up.data)
+                try:
+                    qs = api.quotes_read_csv(path)
+                except GpuplanError as exc:
+                    raise ApiError(422, inputs.unlabel(exc.to_dict())) from None
+            return {"imported": api.quotes_add(qs, db=settings.db), "file": inputs.label(str(path))}
+
+        return Response(_dumps(await quotes_db(load)), status_code=201, media_type="application/json")
+
+    @app.get("/api/quotes/trend", tags=["quotes"])
+    async def api_quotes_trend(gpu: str | None = None, mode: str | None = None) -> Response:
+        """The drift a year per (GPU, mode) with its 90% range (what `gpuplan quotes trend -o json` prints)."""
+        from gpuplan import api
+
+        md = mode_arg(mode)
+        fits = await quotes_db(api.quotes_trend, db=settings.db, gpu=gpu or None, mode=md)
+        return Response(_dumps(fits), media_type="application/json")
+
+    @app.get("/api/quotes/chart", tags=["quotes"])
+    async def api_quotes_chart(gpu: str | None = None, mode: str | None = None, lang: str = "en") -> Response:
+        """The price history of one GPU and mode (default: the first the database has): `{"gpu", "mode",
+        "currency", "quotes", "trend", "series": [{"term_months", "points": [[date, price per GPU-hour]],
+        "fit": [[date, price], [date, price]]}], "groups": [{"gpu", "mode", "quotes"}], "svg"}`."""
+        from gpuplan import api
+        from gpuplan.web.quotes import groups, history, history_svg
+
+        md = mode_arg(mode)
+        lg = lang if lang in ("en", "zh") else "en"
+
+        def chart() -> dict[str, Any]:
+            qs = [q.to_json() for q in api.quotes_list(db=settings.db)]
+            gs = groups(qs)
+            g, m = gpu or None, md
+            if g is None or m is None:
+                pick = next((x for x in gs if (g is None or x["gpu"] == g) and (m is None or x["mode"] == m)), None)
+                g = g or (pick["gpu"] if pick else "")
+                m = m or (pick["mode"] if pick else "container")
+            fits = api.quotes_trend(db=settings.db, gpu=g, mode=m)
+            data = history(qs, None, g, m)
+            trend = next((f for f in fits if f["currency"] == data["currency"]), None)
+            data = history(qs, trend, g, m)
+            data["groups"] = gs
+            data["svg"] = history_svg(data, lg)
+            return data
+
+        return Response(_dumps(await quotes_db(chart)), media_type="application/json")
+
     @app.post("/api/report", tags=["reports"], response_class=HTMLResponse, openapi_extra=_body_schema(ReportIn))
     async def api_report(request: Request) -> Response:
         """The self-contained HTML report. compare: from `scenario`; plan: from `scenario` or `data`;
@@ -439,6 +597,18 @@ def create_app(
             if r.status_code != 200 or body.fragment:
                 return r
             r.headers["content-disposition"] = f'attachment; filename="gpuplan-{body.kind}-{body.lang}.html"'
+            return r
+        elif body.kind == "commit":
+            if body.scenario is None:
+                raise _err(400, "request", "`scenario` is required for a commit report", field="scenario")
+            _call(limits.check_commit, body.paths, body.seed)
+            await run_engine(limits.check_scenario, body.scenario, inline=small(body.scenario))
+            r = await run_heavy(CommitCall(scenario=body.scenario, paths=body.paths, seed=body.seed, lang=body.lang,
+                                           db=settings.db, catalog=settings.catalog,
+                                           report="fragment" if body.fragment else "page"),
+                                "text/html; charset=utf-8")
+            if r.status_code == 200 and not body.fragment:
+                r.headers["content-disposition"] = f'attachment; filename="gpuplan-commit-{body.lang}.html"'
             return r
         else:
             data = body.data

@@ -18,6 +18,9 @@ MAX_SWEEP_LEVELS = 1_000
 MAX_RESERVED_GPUS = 1_000_000  # as the command line (ten times the largest workload)
 MAX_DEMAND_GPUS = 100_000  # GPUs of one row (one hour, one GPU type) of a demand CSV
 MAX_DEMAND_ROWS = 1_000_000
+MAX_COMMIT_PATHS = 20_000  # Monte Carlo paths of one commit (the command line takes up to 1,000,000)
+MAX_COMMIT_SEED = 2**32 - 1
+MAX_QUOTE_ROWS = 100_000  # lines of one quotes import
 
 # A scenario within the limits needs no check: fewer than 10,000 workloads fit in this many characters only
 # if none is over ~10 characters (which no valid workload is), and a number over 100,000 needs 6 digits, an
@@ -176,3 +179,27 @@ def _num(x: Any) -> str:
     if isinstance(x, int):
         return f"{x:,}" if x < 10**15 else f"a {len(str(x))}-digit number"
     return f"{x:.4g}"
+
+
+def check_commit(paths: int, seed: int) -> None:
+    """Refuse more than `MAX_COMMIT_PATHS` paths (fewer than 1 is the engine's usage error) or a seed outside
+    0..2^32-1 (numpy's seeds; the command line passes any integer on)."""
+    if paths > MAX_COMMIT_PATHS:
+        raise LimitError(f"paths: {_num(paths)} is over this server's limit of {MAX_COMMIT_PATHS:,}",
+                         field="paths", hint=f"use at most {MAX_COMMIT_PATHS:,} paths here, or run "
+                         "`gpuplan commit --paths N` on the command line.")
+    if paths < 1:
+        raise LimitError(f"paths: expected at least 1, got {paths}", field="paths",
+                         hint="10,000 paths (the default) give figures stable to about 1%.")
+    if not 0 <= seed <= MAX_COMMIT_SEED:
+        raise LimitError(f"seed: expected 0 to {MAX_COMMIT_SEED:,}, got {_num(seed)}", field="seed",
+                         hint="any whole number in that range; the same seed gives the same answer.")
+
+
+def check_quotes_file(data: bytes, name: str) -> None:
+    """Refuse a quotes file of more than `MAX_QUOTE_ROWS` lines."""
+    lines = data.count(b"\n")
+    if lines > MAX_QUOTE_ROWS + 1:
+        raise LimitError(f"the file has {lines:,} lines; this server imports at most {MAX_QUOTE_ROWS:,} quotes "
+                         "at once", file=name, field="file",
+                         hint="split it, or run `gpuplan quotes import` on the command line.")

@@ -151,7 +151,41 @@ class ExportCall:
                                "files": [{"name": f.name, "text": f.text} for f in result.files]})
 
 
-Call = PlanCall | SimulateCall | AuditCall | ExportCall
+@dataclass(frozen=True)
+class CommitCall:
+    """`commit -o json` of a scenario text, or its HTML (the whole page, or the fragment the web page shows).
+    `db` is the server's quotes database: its trend fills the drifts the scenario's `market:` leaves out."""
+
+    scenario: str
+    paths: int = 10_000
+    seed: int = 0
+    lang: Lang = "en"
+    db: str | None = None
+    report: Literal["none", "page", "fragment"] = "none"
+    catalog: str | None = None
+
+    def run(self, inputs: Inputs) -> Any:
+        from gpuplan import api
+
+        scen = inputs.add(SCENARIO_NAME, self.scenario.encode())
+        rep = api.commit(scen, paths=self.paths, seed=self.seed, lang=self.lang, catalog=self.catalog, db=self.db)
+        if self.report == "none":
+            return inputs.unlabel(rep.to_json())
+        from gpuplan.render.commit import commit_html
+
+        page = commit_html(inputs.unlabel(rep.view), self.lang)
+        return page if self.report == "page" else commit_fragment(page)
+
+
+def commit_fragment(page: str) -> str:
+    """The `<main>` the web page shows: the body of `render.commit.commit_html`'s page (its tables, the ladder
+    timeline, the fan chart, the reasons), in the report's frame so that the page's report styles apply."""
+    start, end = page.find("<body>"), page.rfind("</body>")
+    body = page[start + len("<body>"):end] if start >= 0 and end > start else page
+    return f'<main class="report commit-report" data-kind="commit">{body}</main>'
+
+
+Call = PlanCall | SimulateCall | AuditCall | ExportCall | CommitCall
 
 
 # --- inputs on disk, and their labels --------------------------------------------------------------
