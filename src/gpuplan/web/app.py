@@ -20,6 +20,7 @@ import asyncio
 import json
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -475,6 +476,17 @@ def create_app(
 
     # --- quotes: the server's quote database ---
 
+    store_lock = threading.Lock()
+
+    def open_db() -> None:
+        """Open the quote database (once; cached afterwards, and the api's own open_store returns it). Opening
+        runs Alembic, whose context lives in module globals: one thread at a time. Called after the input is
+        checked, so that a bad value is a 422 even when the database is down."""
+        from gpuplan.quotes.store import open_store
+
+        with store_lock:
+            open_store(settings.db)
+
     async def quotes_db(fn: Any, *args: Any, **kw: Any) -> Any:
         """A call on the quote database in the thread pool: input errors 422; a database the server cannot
         use (the error names `--db`) is the server's problem, 503."""
@@ -503,7 +515,11 @@ def create_app(
         from gpuplan import api
 
         md = mode_arg(mode)
-        qs = await quotes_db(lambda: [q.to_json() for q in api.quotes_list(db=settings.db, gpu=gpu or None, mode=md)])
+        def listed() -> list[dict[str, Any]]:
+            open_db()
+            return [q.to_json() for q in api.quotes_list(db=settings.db, gpu=gpu or None, mode=md)]
+
+        qs = await quotes_db(listed)
         return Response(_dumps(qs), media_type="application/json")
 
     @app.post("/api/quotes", tags=["quotes"], openapi_extra=_body_schema(QuoteIn))
@@ -517,6 +533,7 @@ def create_app(
         def add() -> dict[str, Any]:
             q = make_quote(provider=body.provider, gpu=body.gpu, mode=body.mode, term=body.term, price=body.price,
                            per=body.per, currency=body.currency, when=body.date, note=body.note)
+            open_db()
             return {"added": api.quotes_add([q], db=settings.db), "quote": q.to_json()}
 
         return Response(_dumps(await quotes_db(add)), status_code=201, media_type="application/json")
@@ -542,6 +559,7 @@ def create_app(
                     qs = api.quotes_read_csv(path)
                 except GpuplanError as exc:
                     raise ApiError(422, inputs.unlabel(exc.to_dict())) from None
+            open_db()
             return {"imported": api.quotes_add(qs, db=settings.db), "file": inputs.label(str(path))}
 
         return Response(_dumps(await quotes_db(load)), status_code=201, media_type="application/json")
@@ -552,7 +570,11 @@ def create_app(
         from gpuplan import api
 
         md = mode_arg(mode)
-        fits = await quotes_db(api.quotes_trend, db=settings.db, gpu=gpu or None, mode=md)
+        def fitted() -> list[dict[str, Any]]:
+            open_db()
+            return api.quotes_trend(db=settings.db, gpu=gpu or None, mode=md)
+
+        fits = await quotes_db(fitted)
         return Response(_dumps(fits), media_type="application/json")
 
     @app.get("/api/quotes/chart", tags=["quotes"])
@@ -567,6 +589,7 @@ def create_app(
         lg = lang if lang in ("en", "zh") else "en"
 
         def chart() -> dict[str, Any]:
+            open_db()
             qs = [q.to_json() for q in api.quotes_list(db=settings.db)]
             gs = groups(qs)
             g, m = gpu or None, md

@@ -45,10 +45,13 @@ def render_page(lang: str) -> str:
     # </script> cannot appear inside the JSON: escape '<' as \u003c
     cfg_json = json.dumps(cfg, ensure_ascii=False).replace("<", "\\u003c")
     from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
+    from gpuplan.inputs.units import PRICE_PERIODS
+    from gpuplan.quotes import MODES
 
     return tmpl.render(
         lang=lang, t=tr,
         queueings=QUEUEINGS, default_queueing=DEFAULT_QUEUEING, packings=PACKINGS, trace_formats=TRACE_FORMATS,
+        quote_modes=MODES, price_periods=PRICE_PERIODS,
         report_css=Markup(env.loader.get_source(env, "report.css")[0]),  # noqa: S704 - our own file
         page_css=Markup(_static("page.css")),  # noqa: S704
         page_js=Markup(_static("page.js")),  # noqa: S704

@@ -25,6 +25,7 @@
   let refreshFieldsAfter = false;
   let planDemand = null;     // {csv, rows, mode}: the audit's demand curve, used as plan demand
   let auditDemand = null;    // the last audit's demand curve (offered to the plan)
+  const VIEWS = ["compare", "plan", "commit", "quotes"];  // the views of the scenario (and the quote history)
 
   // --- status --------------------------------------------------------------------------------
   function setStatus(kind, text, hint, gotoEl) {
@@ -35,7 +36,7 @@
       b.type = "button";
       b.className = "goto secondary";
       b.textContent = L.show_field;
-      b.addEventListener("click", () => { setPane("edit"); gotoEl.scrollIntoView({ block: "center" }); gotoEl.focus(); });
+      b.addEventListener("click", () => { setPane(gotoEl.closest("#editor") ? "edit" : "result"); gotoEl.scrollIntoView({ block: "center" }); gotoEl.focus(); });
       status.appendChild(b);
     }
     if (hint) {
@@ -227,6 +228,9 @@
   }
 
   function setGpuChoices(gpus) {
+    const dl = $("#quote-gpus");
+    dl.textContent = "";
+    for (const g of gpus) { const o = document.createElement("option"); o.value = g; dl.appendChild(o); }
     for (const sel of [document.forms["sim-form"].elements.gpu, document.forms["audit-form"].elements.gpu_type]) {
       const keep = sel.value;
       sel.textContent = "";
@@ -326,14 +330,24 @@
   async function refresh() {
     const my = ++seq;
     const at = edits;
-    if (view !== "compare" && view !== "plan") view = "compare";
+    if (!VIEWS.includes(view)) view = "compare";
     last = { kind: view, data: null };
     setStatus("busy", L.working);
+    if (view === "quotes") {
+      updateBars();
+      const ok = await loadQuotes();
+      if (my === seq && ok) upToDate(at);
+      return;
+    }
     result.classList.add("stale");
     updateBars();
     let r;
     try {
-      if (view === "plan") {
+      if (view === "commit") {
+        clearFormErrors($("#commit-bar"));
+        r = await post("/api/report", { kind: "commit", scenario: yaml.value, lang: lang, fragment: true,
+                                        paths: Number($("#commit-paths").value), seed: Number($("#commit-seed").value) });
+      } else if (view === "plan") {
         const body = { scenario: yaml.value, lang: lang };
         if (planDemand) body.demand_csv = planDemand.csv;
         body.queueing = $("#plan-queueing").value;
@@ -354,7 +368,11 @@
     if (my !== seq) return;  // a newer request is on its way
     if (!r.ok) {
       const e = await asError(r);
-      if (my === seq && at === edits) showScenarioError(e);
+      if (my === seq && at === edits) {
+        const bar = view === "commit" && (e.field === "paths" || e.field === "seed") ? $("#commit-" + e.field) : null;
+        if (bar) { markField(bar, e); setStatus("err", L.invalid, null, bar); result.classList.add("stale"); }
+        else showScenarioError(e);
+      }
       updateBars();
       return;
     }
@@ -433,6 +451,10 @@
     pb.querySelector(".text").textContent = !planDemand ? L.plan_demand_schedules
       : fill(planDemand.file ? L.plan_demand_file : L.plan_demand_audit, planDemand);
     $("#clear-demand").hidden = !planDemand;
+    $("#commit-bar").hidden = view !== "commit";
+    $("#quotes").hidden = view !== "quotes";
+    result.hidden = view === "quotes";
+    $("#dl-html").disabled = view === "quotes";
     const ready = last.kind === "plan" && last.data !== null && !result.classList.contains("stale");
     for (const b of pb.querySelectorAll("button.export")) b.disabled = !ready;
   }
@@ -457,6 +479,113 @@
     upToDate(edits);
   }
 
+  // --- the quote history ---------------------------------------------------------------------
+  const qform = document.forms["quote-form"];
+  const qimport = document.forms["import-form"];
+  const groupKey = (g) => g.gpu + "|" + g.mode;
+
+  function setGroups(sel, groups, keepFirst) {
+    const keep = sel.value;
+    while (sel.options.length > keepFirst) sel.remove(keepFirst);
+    for (const g of groups) {
+      const o = document.createElement("option");
+      o.value = groupKey(g);
+      o.textContent = g.gpu + " · " + g.mode + " (" + fill(L.quotes_count, { n: g.quotes }) + ")";
+      sel.appendChild(o);
+    }
+    if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+  }
+
+  function query(key, extra) {
+    const q = new URLSearchParams(extra || {});
+    if (key) { const [g, m] = key.split("|"); q.set("gpu", g); q.set("mode", m); }
+    return q.toString();
+  }
+
+  // The chart of the chosen (GPU, mode), then the table (all quotes, or those of the filter's group).
+  async function loadQuotes() {
+    let r = await fetch("/api/quotes/chart?" + query($("#quote-group").value, { lang: lang }));
+    if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return false; }
+    const chart = await r.json();
+    setGroups($("#quote-group"), chart.groups, 0);
+    setGroups($("#quote-filter"), chart.groups, 1);
+    if (chart.series.length) $("#quote-group").value = groupKey(chart);
+    $("#quote-chart").innerHTML = chart.svg;  // drawn by the server from the quotes; labels escaped there
+    const pct = (x) => (x >= 0 ? "+" : "") + (x * 100).toFixed(1) + "%";
+    $("#quote-trend").textContent = chart.trend ? chart.gpu + " · " + chart.mode + ": " + fill(L.quotes_drift,
+      { drift: pct(chart.trend.drift_per_year), low: pct(chart.trend.drift_low), high: pct(chart.trend.drift_high) }) : "";
+    const notes = [];
+    if (!chart.series.length) notes.push(chart.groups.length ? L.quotes_no_chart : L.quotes_none);
+    else if (!chart.trend) notes.push(L.quotes_no_trend);
+    if (chart.other_currencies && chart.other_currencies.length) {
+      notes.push(fill(L.quotes_other_currencies, { currencies: chart.other_currencies.join(", "), currency: chart.currency }));
+    }
+    $("#quote-chart-note").textContent = notes.join(" ");
+    r = await fetch("/api/quotes?" + query($("#quote-filter").value));
+    if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return false; }
+    const rows = await r.json();
+    const body = $("#quote-table tbody");
+    body.textContent = "";
+    for (const q of rows.slice().reverse()) {  // newest first
+      const tr = document.createElement("tr");
+      const cells = [q.date, q.provider, q.gpu, q.mode, q.term_months ? q.term_months + "mo" : "",
+                     q.price.toLocaleString(lang === "zh" ? "zh-CN" : "en-US") + " " + q.currency, q.per,
+                     q.price_per_gpu_hour.toFixed(4), q.note];
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        td.textContent = c;
+        if (i === 5 || i === 7) td.className = "n";
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
+    $("#quote-count").textContent = fill(L.quotes_count, { n: rows.length });
+    $("#quote-empty").hidden = rows.length > 0;
+    return true;
+  }
+
+  async function addQuote() {
+    clearFormErrors(qform);
+    qform.querySelector(".tool-error").hidden = true;
+    const el = qform.elements;
+    const price = el.price.validity.badInput ? "?" : el.price.value;
+    const body = { provider: el.provider.value, gpu: el.gpu.value, mode: el.mode.value, term: el.term.value || null,
+                   price: price, per: el.per.value, currency: el.currency.value.trim().toUpperCase(),
+                   date: el.date.value, note: el.note.value };
+    setStatus("busy", L.working);
+    let r;
+    try { r = await post("/api/quotes", body); } catch (err) { setStatus("err", L.error + ": " + err); return; }
+    if (!r.ok) { toolError(qform, await asError(r)); return; }
+    const out = await r.json();
+    el.price.value = ""; el.note.value = "";
+    const key = out.quote.gpu + "|" + out.quote.mode;
+    await loadQuotes();
+    if ([...$("#quote-group").options].some((o) => o.value === key)) { $("#quote-group").value = key; await loadQuotes(); }
+    setStatus("ok", fill(L.quotes_added, { n: out.added }));
+  }
+
+  async function importQuotes() {
+    clearFormErrors(qimport);
+    qimport.querySelector(".tool-error").hidden = true;
+    const fd = new FormData(qimport);
+    setStatus("busy", L.working);
+    let r;
+    try { r = await fetch("/api/quotes/import", { method: "POST", body: fd }); }
+    catch (err) { setStatus("err", L.error + ": " + err); return; }
+    if (!r.ok) {
+      // every import error (a row's column, the file's size) is the file's: shown under the file field
+      const e = await asError(r);
+      const file = qimport.elements.file;
+      markField(file, { message: errorText(e), hint: e.hint });
+      setStatus("err", errorText(e), e.hint, file);
+      return;
+    }
+    const out = await r.json();
+    qimport.reset();
+    await loadQuotes();
+    setStatus("ok", fill(L.quotes_imported, { n: out.imported, file: out.file }));
+  }
+
   // --- downloads -----------------------------------------------------------------------------
   function download(blob, name) {
     const a = document.createElement("a");
@@ -467,9 +596,15 @@
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
 
+  function commitBody() {
+    return { scenario: yaml.value, lang: lang, paths: Number($("#commit-paths").value),
+             seed: Number($("#commit-seed").value) };
+  }
+
   async function downloadHtml() {
-    const body = last.data ? { kind: last.kind, data: last.data, lang: lang }
-                           : { kind: "compare", scenario: yaml.value, lang: lang };
+    const body = last.kind === "commit" ? Object.assign({ kind: "commit" }, commitBody())
+      : last.data ? { kind: last.kind, data: last.data, lang: lang }
+      : { kind: "compare", scenario: yaml.value, lang: lang };
     const r = await post("/api/report", body);
     if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
     download(await r.blob(), "gpuplan-" + body.kind + "-" + lang + ".html");
@@ -477,7 +612,15 @@
 
   async function downloadJson() {
     let data = last.data;
-    if (!data) {
+    if (last.kind === "quotes") {
+      const r = await fetch("/api/quotes");
+      if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
+      data = await r.json();
+    } else if (!data && last.kind === "commit") {
+      const r = await post("/api/commit", commitBody());
+      if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
+      data = await r.json();
+    } else if (!data) {
       const r = await post("/api/compare", { scenario: yaml.value, lang: lang });
       if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
       data = await r.json();
@@ -517,6 +660,18 @@
     setView("plan");
   });
   $("#plan-queueing").addEventListener("change", () => { markStale(); setView("plan"); });
+  for (const id of ["#commit-paths", "#commit-seed"]) {
+    $(id).addEventListener("input", () => { clearField($(id)); markStale(); schedule(); });
+  }
+  $("#run-commit").addEventListener("click", () => { clearTimeout(timer); timer = null; refresh(); });
+  $("#add-quote").addEventListener("click", addQuote);
+  $("#import-quotes").addEventListener("click", importQuotes);
+  $("#quote-group").addEventListener("change", () => loadQuotes());
+  $("#quote-filter").addEventListener("change", () => loadQuotes());
+  for (const f of [qform, qimport]) {
+    for (const el of f.elements) el.addEventListener("input", () => clearField(el));
+  }
+  qform.elements.date.value = new Date().toISOString().slice(0, 10);
 
   const sim = document.forms["sim-form"];
   const aud = document.forms["audit-form"];
