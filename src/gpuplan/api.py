@@ -101,6 +101,12 @@ class CompareResult:
     # workload id -> each option's cost against hours per day (the report's chart); only when asked for
     hours_curves: dict[str, list[HoursCurve]] = dataclasses.field(default_factory=dict)
 
+    def vendors(self) -> VendorsResult:
+        """The article's vendor checklist for this comparison's scenario (the compare report shows it)."""
+        from gpuplan.engines.vendors import check_vendors
+
+        return check_vendors(self.scenario, min_network_gbps=float(self.catalog.defaults["min_network_gbps"]))
+
     def document(self, lang: str = "en", explain: bool = False) -> CompareDoc:
         """The `gpuplan.compare/1` contract every compare renderer reads (`explain`: with formula lines)."""
         from gpuplan.engines.compare_document import compare_document

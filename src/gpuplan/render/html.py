@@ -184,9 +184,13 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
                 "charts": [_markup(cost_chart), _markup(bars), _markup(wall)],
             }
         )
+    from gpuplan.render.vendors import vendors_json
+
+    vendors = vendors_json(result.vendors(), lang)  # the article's checklist, with evidence
     return {
         "data": data,
         "workloads": workloads,
+        "vendors": vendors,
         "assumptions": compare_assumptions(result),
         "scenario_name": result.scenario.path or "",
         "f": f,
