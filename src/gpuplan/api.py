@@ -429,7 +429,7 @@ def _simulate_prices(
 
     cat = _catalog(catalog)
     scen = load_scenario(scenario, cat)
-    pp = pool_prices(scen, gpu, catalog=cat)
+    pp = pool_prices(scen, _gpu_id(cat, gpu, "--gpu") if gpu is not None else None, catalog=cat)
     for tariff, mode in ((pp.lease, "bare-metal"), (pp.container, "container")):
         if tariff is None:
             raise ScenarioError(
@@ -439,6 +439,16 @@ def _simulate_prices(
                 hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
             )
     return pp, scen.team.researcher_hour_cost
+
+
+def _gpu_id(cat: Catalog, name: str, flag: str) -> str:
+    """A GPU as the user wrote it on the command line -> its catalog id (the one alias table)."""
+    from gpuplan.inputs.gpu_names import GpuNameError
+
+    try:
+        return cat.resolve_gpu(name).id
+    except GpuNameError as exc:
+        raise GpuplanError(exc.message, field=flag, hint=exc.hint) from None
 
 
 # --- audit ----------------------------------------------------------------------------------------
@@ -609,6 +619,9 @@ def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str |
         cat = load_catalog(catalog)
     except Exception:  # the demand curve still works with raw model names
         cat = None
+
+    if gpu_type is not None and cat is not None:
+        gpu_type = _gpu_id(cat, gpu_type, "--gpu-type")  # H100, 910B, ... as people write them
 
     def gpu_type_of(model: str | None) -> str:
         if model and cat is not None:
