@@ -188,10 +188,11 @@ def test_heavy_engines(client: TestClient, tmp_path: Path, capsys: pytest.Captur
 
 def test_every_engine_is_in_the_build(client: TestClient) -> None:
     assert client.get("/api/health").json()["engines"] == {"compare": True, "plan": True, "simulate": True,
-                                                           "audit": True, "export": True}
+                                                           "audit": True, "export": True, "commit": True}
     page = client.get("/").text
     assert 'id="sim-form" class="tool"' in page and 'id="audit-form" class="tool"' in page
-    assert page.count("<fieldset>") == 2 and "<fieldset disabled" not in page
+    assert 'id="quote-form" class="tool"' in page and 'id="import-form" class="tool"' in page
+    assert page.count("<fieldset>") == 3 and "<fieldset disabled" not in page
 
 
 def test_uploads_named_like_flags_are_just_names(client: TestClient, tmp_path: Path,

@@ -281,6 +281,30 @@ def test_the_page_has_the_commit_view_and_the_quotes(client: TestClient) -> None
         assert p in paths
 
 
+def test_the_limits_are_documented() -> None:
+    doc = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    for n in (MAX_COMMIT_PATHS, MAX_QUOTE_ROWS):
+        assert f"| {n:,}" in doc or f"| {n:,} " in doc
+
+
+def test_the_commit_worker_never_imports_the_cli(db: str) -> None:
+    """The commit call runs the api in the worker, as the worker does (a fresh interpreter), with no CLI."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from gpuplan.web.worker import CommitCall, handle\n"
+        f"seed = Path({str(SEED)!r}).read_text(encoding='utf-8')\n"
+        f"s, body, _ = handle(CommitCall(scenario=seed, paths=200, db={db!r}), 0)\n"
+        "assert s == 200 and json.loads(body)['schema'] == 'gpuplan.commit/1', body\n"
+        "s, html, _ = handle(CommitCall(scenario=seed, paths=200, db=None, report='fragment', lang='zh'), 0)\n"
+        "assert s == 200 and html.startswith(b'<main'), html[:200]\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('gpuplan.cli'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 # --- the page in a real browser ----------------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
