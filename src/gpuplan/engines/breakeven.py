@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from gpuplan.engines.cost import option_cost
-from gpuplan.inputs.demand import active_days
+from gpuplan.inputs.calendar import active_days
 
 if TYPE_CHECKING:
     from gpuplan.inputs.catalog import Catalog
@@ -197,9 +197,8 @@ HOURS_GRID = [1e-6, *[24.0 * k / 12 for k in range(1, 13)]]
 
 def duration_grid(hi: float, n: int = 20) -> list[float]:
     """n points from 1 h to `hi`, evenly spaced in log."""
-    import numpy as np  # loaded anyway by the money model (gpuplan.models.tariff)
-
-    return [float(x) for x in np.geomspace(1.0, hi, n)]
+    # numpy's geomspace without numpy (compare never loads it): hi ** (k / (n - 1)), ends exact
+    return [1.0, *(hi ** (k / (n - 1)) for k in range(1, n - 1)), float(hi)]
 
 
 def _stretch(w: Workload, o: Offer, s: Scenario, cat: Catalog) -> float:

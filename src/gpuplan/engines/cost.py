@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
-from gpuplan.inputs.demand import active_days, calendar_days
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
 from gpuplan.models.perf import Slowdown, slowdown
@@ -89,6 +89,22 @@ def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
 _TARIFFS: dict[tuple[int, int], tuple[Offer, Scenario, Tariff]] = {}
 
 
+def _slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
+    # the same: break-even and flip searches price one (workload, offer) at many hours and durations,
+    # and the slowdown depends on neither
+    key = (id(workload), id(offer), id(catalog))
+    hit = _SLOWDOWNS.get(key)
+    if hit is None or hit[0] is not workload or hit[1] is not offer or hit[2] is not catalog:
+        hit = (workload, offer, catalog, slowdown(workload, offer, catalog))
+        if len(_SLOWDOWNS) > 65536:
+            _SLOWDOWNS.clear()
+        _SLOWDOWNS[key] = hit
+    return hit[3]
+
+
+_SLOWDOWNS: dict[tuple[int, int, int], tuple[Workload, Offer, Catalog, Slowdown]] = {}
+
+
 def option_cost(
     workload: Workload,
     offer: Offer,
@@ -102,7 +118,7 @@ def option_cost(
     """Cost and time of `workload` on `offer`; keyword overrides serve break-even and flip searches."""
     h = workload.hours_per_day if hours_per_day is None else hours_per_day
     duration = workload.duration_hours if duration_hours is None else duration_hours
-    sd = slowdown(workload, offer, catalog)
+    sd = _slowdown(workload, offer, catalog)
     stretch = sd.total * sd.gpu_speed_factor
     dpw = workload.days_per_week
     active = active_days(duration, dpw)

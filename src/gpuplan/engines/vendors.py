@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from gpuplan.inputs.demand import active_days
+from gpuplan.inputs.calendar import active_days
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import transfer
 

@@ -37,15 +37,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-import numpy as np
-
 from gpuplan.errors import UsageError
 
 if TYPE_CHECKING:  # types only: `simulate` without a scenario should not load pydantic
+    import numpy as np  # arrays only for pools (`pool_costs`): `compare` never loads numpy
+
     from gpuplan.inputs.scenario_types import Offer, Range, Scenario
 
 PricePoint = Literal["low", "mid", "high"]
-FloatOrArray = TypeVar("FloatOrArray", float, np.ndarray)
+FloatOrArray = TypeVar("FloatOrArray", float, "np.ndarray")
 POINTS: tuple[PricePoint, ...] = ("low", "mid", "high")
 
 
@@ -197,6 +197,8 @@ def pool_bill(lease: Tariff | None, container: Tariff | None, reserved: int, lea
 def pool_costs(lease: Tariff | None, container: Tariff | None, reserved: Iterable[int] | np.ndarray,
                lease_hours: float, container_gpu_hours: np.ndarray, point: PricePoint = "mid") -> np.ndarray:
     """`pool_bill(...).total` for many pool sizes at once (the plan's cost curve)."""
+    import numpy as np
+
     rs = np.asarray(list(reserved) if not isinstance(reserved, np.ndarray) else reserved, dtype=np.int64)
     ch = np.asarray(container_gpu_hours, dtype=np.float64)
     out = np.zeros(len(rs), dtype=np.float64)
