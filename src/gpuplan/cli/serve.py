@@ -27,13 +27,17 @@ def serve(
         "--inline-max-kb", min=0.0, help="Compare scenarios up to this size are answered directly in the event "
                                          "loop (no thread hand-off); larger ones run in a thread with --timeout.")]
     = 4.0,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="The quotes database (sqlite:///... or postgresql://...; default GPUPLAN_DB, else SQLite "
+                     "in your data folder).")] = None,
 ) -> None:
     """Serve the page (edit a scenario, see the verdict and charts) and the JSON API (`/docs`)."""
     from gpuplan.web import server
     from gpuplan.web.app import create_app
 
     config: dict[str, Any] = {"catalog": str(catalog) if catalog else None, "max_body_mb": max_body_mb,
-                              "timeout_s": timeout, "heavy_timeout_s": heavy_timeout, "inline_max_kb": inline_max_kb}
+                              "timeout_s": timeout, "heavy_timeout_s": heavy_timeout, "inline_max_kb": inline_max_kb,
+                              "db": db}
     web = create_app(**config)  # checks the settings and the catalog before anything listens
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: binding to {host}: anyone who can reach this address can use the server.", err=True)

@@ -10,6 +10,7 @@ advisory lock on PostgreSQL, a retry on SQLite). Adding quotes is one transactio
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -67,6 +68,7 @@ def _table() -> Any:
 
 QUOTES = _table()
 _ENGINES: dict[str, Any] = {}
+_OPEN = threading.Lock()  # two threads opening the same store at once must not both migrate it
 
 
 def _migrate(engine: Any) -> None:
@@ -84,7 +86,12 @@ def _migrate(engine: Any) -> None:
 
 
 def open_store(db: str | None = None) -> Any:
-    """An SQLAlchemy engine on the quotes database, its schema at the latest revision."""
+    """An SQLAlchemy engine on the quotes database, its schema at the latest revision (thread-safe)."""
+    with _OPEN:
+        return _open_store(db)
+
+
+def _open_store(db: str | None) -> Any:
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
