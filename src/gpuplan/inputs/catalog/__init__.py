@@ -82,7 +82,9 @@ def _read_yaml(path: Path | None, text: str, name: str) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        # libyaml's parser where present: the same safe constructors, ~10x faster (every command reads
+        # the bundled catalog)
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CatalogError(
