@@ -253,12 +253,58 @@ def plan_document(
     trace: str | Path | None = None,
     trace_format: str = "auto",
     queueing: Queueing = DEFAULT_QUEUEING,
+    max_wait: str | Sequence[str] | None = None,
 ) -> PlanDoc:
-    """The plan as its `gpuplan.plan/1` contract: what every plan renderer (and `export`) reads."""
-    from gpuplan.engines.plan_document import plan_document as build
+    """The plan as its `gpuplan.plan/1` contract: what every plan renderer (and `export`) reads.
 
-    return build(plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
-                      queueing=queueing), lang)
+    `max_wait` (`p95=2h`, ...; needs `trace`): also replay the trace through each pool size, jobs waiting
+    up to the budget's largest bound for leased cards before they burst, and name the cheapest size that
+    meets the budget (`waiting`). Plan's own sizing bursts at once, so without a replay every size would
+    meet any budget."""
+    from gpuplan.engines.plan_document import plan_document as build
+    from gpuplan.errors import UsageError
+
+    if max_wait and trace is None:
+        raise UsageError("--max-wait needs --trace: a demand curve has no jobs that could wait", field="--max-wait",
+                         hint="give the job trace with --trace (or replay it with `gpuplan simulate --max-wait`).")
+    if max_wait and not isinstance(scenario, str | Path):
+        raise UsageError("--max-wait replays the trace against a scenario file", field="--max-wait",
+                         hint="give the scenario as a file path.")
+    doc = build(plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
+                     queueing=queueing), lang)
+    if max_wait and trace is not None:
+        waiting = _plan_waiting(doc, scenario, trace, trace_format, queueing, max_wait, catalog)  # type: ignore[arg-type]
+        doc = doc.model_copy(update={"waiting": waiting})
+    return doc
+
+
+def _plan_waiting(doc: PlanDoc, scenario: str | Path, trace: str | Path, trace_format: str, queueing: Queueing,
+                  max_wait: str | Sequence[str], catalog: str | Path | Catalog | None) -> Any:
+    """The replay behind `plan --trace --max-wait` (see `plan_document`)."""
+    import math
+
+    from gpuplan.contracts.plan import PlanWaiting
+    from gpuplan.sim.cost import parse_max_wait
+
+    budget = parse_max_wait(max_wait if isinstance(max_wait, str) else list(max_wait))
+    after = max(budget.values())
+    # the trace runs on the first GPU the workloads name (as `plan` lays it out)
+    scen = _scenario(scenario, _catalog(catalog))
+    gpu = sorted({w.gpus_allowed[0] for w in scen.workloads})[0]
+    pool = next(p for p in doc.pools if p.gpu == gpu)
+    step = max(1, int(pool.step or 1))
+    top = max(int(pool.reserved_gpus), int(math.ceil(pool.demand.peak / step)) * step)
+    while top // step + 1 > 1000:  # the replay's limit on pool sizes
+        step *= 2
+    sizes = list(range(0, top + 1, step))
+    cat = catalog if isinstance(catalog, str | Path) or catalog is None else None
+    res = simulate(trace, sizes, scenario=scenario, wait=after, queueing=queueing, trace_format=trace_format,
+                   gpu=pool.gpu, catalog=cat, max_wait=budget)
+    out = res.to_json()
+    return PlanWaiting.model_validate({
+        "max_wait_hours": budget, "burst_after_hours": after, "gpu": pool.gpu, "reserved_gpus": sizes,
+        "recommended": out.get("recommended"), "no_recommendation": out.get("no_recommendation"),
+    })
 
 
 def plan_scenario(

@@ -27,6 +27,10 @@ def plan(
     explain: ExplainOpt = False,
     html: HtmlOpt = None,
     catalog: CatalogOpt = None,
+    max_wait: Annotated[list[str] | None, typer.Option(
+        "--max-wait", help="With --trace: a waiting budget (p95=2h; also mean=, p50=, max=). The trace is "
+                           "replayed through each pool size, jobs waiting up to the largest bound for leased "
+                           "cards before they burst; the cheapest size meeting it is named.")] = None,
 ) -> None:
     """Size the leased bare-metal pool for the whole portfolio; what spills to containers; cost per month."""
     from gpuplan import api
@@ -34,7 +38,7 @@ def plan(
 
     lang_code: api.Lang = "zh" if getattr(lang, "value", lang) == "zh" else "en"
     doc = api.plan_document(scenario, lang=lang_code, catalog=catalog, demand=demand, trace=trace,
-                            trace_format=trace_format, queueing=queueing)
+                            trace_format=trace_format, queueing=queueing, max_wait=max_wait)
     if html is not None:
         from gpuplan.render.html import write_report
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from gpuplan.constants import Queueing
 from gpuplan.contracts._base import Count, Int, OpenRecord, Record
+from gpuplan.contracts.simulate import NoRecommendation, Recommended
 
 SCHEMA = "gpuplan.plan/1"
 
@@ -116,6 +117,18 @@ class CurvePoint(Record):
     cost_per_month_high: Money = Field(default=None, description="As `cost_per_month_low`.")
 
 
+class PlanWaiting(Record):
+    """`plan --trace T --max-wait ...`: the trace replayed through each pool size (as `gpuplan simulate`),
+    a job waiting for leased cards up to the budget's largest bound before it bursts to containers."""
+
+    max_wait_hours: dict[str, float] = Field(description="The waiting budget, {stat: hours}.")
+    burst_after_hours: float = Field(description="How long a job waits for leased cards before it bursts.")
+    gpu: str = Field(description="The pool the trace runs on (its GPU id).")
+    reserved_gpus: list[Count] = Field(description="The pool sizes replayed.")
+    recommended: Recommended | None = Field(description="The cheapest R meeting the budget (null: see below).")
+    no_recommendation: NoRecommendation | None = Field(description="Why `recommended` is null (else null).")
+
+
 class PlanResult(Record):
     """`gpuplan plan -o json`: per GPU type, the cards to lease and what spills to containers."""
 
@@ -140,3 +153,5 @@ class PlanResult(Record):
     assignments: list[PlanAssignment]
     cost_per_month: PlanCostPerMonth
     curve: list[CurvePoint] = Field(description="Monthly cost against the leased cards R, per pool.")
+    waiting: PlanWaiting | None = Field(default=None, description=(
+        "With --trace and --max-wait: the pool size that meets a waiting budget (absent otherwise)."))

@@ -95,6 +95,8 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
             console.print("  " + line, markup=False)
     for line in _grand_total(doc, lang):
         console.print("  " + line, markup=False)
+    for line in waiting_lines(doc, lang):
+        console.print("  " + line, markup=False)
     at = Table(title=t("plan.assignments", lang), title_justify="left", title_style="bold cyan")
     add_columns(at, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
                 [[a.workload, t(f"plan.place_{a.placement}", lang), a.reason] for a in doc.assignments], [False] * 3,
@@ -103,6 +105,23 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
     if explain:
         for line in explain_lines(doc, lang):
             console.print(line, markup=False)
+
+
+def waiting_lines(doc: PlanDoc, lang: str) -> list[str]:
+    """`plan --trace --max-wait`: the replay's answer, in words."""
+    wt = doc.waiting
+    if wt is None:
+        return []
+    budget = ", ".join(f"{k} ≤ {v:g} h" for k, v in wt.max_wait_hours.items())
+    head = t("plan.waiting_head", lang, budget=budget, after=wt.burst_after_hours, n=len(wt.reserved_gpus),
+             gpu=wt.gpu)
+    rec = wt.recommended
+    if rec is None:
+        reason = wt.no_recommendation.reason if wt.no_recommendation else ""
+        return [head, t("plan.waiting_none", lang, reason=reason)]
+    w = rec.wait_hours
+    return [head, t("plan.waiting_rec", lang, r=rec.reserved_gpus, cost=_m(rec.cost_per_month), currency=doc.currency,
+                    mean=w.mean, p95=w.p95, max=w.max)]
 
 
 def explain_lines(doc: PlanDoc, lang: str) -> list[str]:
@@ -143,6 +162,7 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     for p in doc.pools:
         out += [f"- {line}" for line in _sum_lines(doc, p, lang)]
     out += [f"- **{line}**" for line in _grand_total(doc, lang)]
+    out += [f"- {line}" for line in waiting_lines(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
     out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {a.reason}" for a in doc.assignments]
     out += ["", "```", *explain_lines(doc, lang), "```", ""]
