@@ -257,36 +257,66 @@ def plan_document(
 ) -> PlanDoc:
     """The plan as its `gpuplan.plan/1` contract: what every plan renderer (and `export`) reads.
 
-    `max_wait` (`p95=2h`, ...; needs `trace`): also replay the trace through each pool size, jobs waiting
-    up to the budget's largest bound for leased cards before they burst, and name the cheapest size that
-    meets the budget (`waiting`). Plan's own sizing bursts at once, so without a replay every size would
-    meet any budget."""
+    `max_wait` (`p95=2h`, ...): also name, per pool, the cheapest size whose waits meet the budget when
+    work waits up to the budget's largest bound for leased cards before it bursts (`waiting`). Plan's own
+    sizing bursts at once, so every size would meet any budget. With a trace its jobs are replayed (the
+    `simulate` engine); with a demand curve or schedules the GPU-hours queue as a fluid
+    (`engines.waiting`)."""
     from gpuplan.engines.plan_document import plan_document as build
     from gpuplan.errors import UsageError
 
-    if max_wait and trace is None:
-        raise UsageError("--max-wait needs --trace: a demand curve has no jobs that could wait", field="--max-wait",
-                         hint="give the job trace with --trace (or replay it with `gpuplan simulate --max-wait`).")
-    if max_wait and not isinstance(scenario, str | Path):
+    if max_wait and trace is not None and not isinstance(scenario, str | Path):
         raise UsageError("--max-wait replays the trace against a scenario file", field="--max-wait",
                          hint="give the scenario as a file path.")
-    doc = build(plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format,
-                     queueing=queueing), lang)
-    if max_wait and trace is not None:
-        waiting = _plan_waiting(doc, scenario, trace, trace_format, queueing, max_wait, catalog)  # type: ignore[arg-type]
+    res = plan(scenario, catalog=catalog, demand=demand, trace=trace, trace_format=trace_format, queueing=queueing)
+    doc = build(res, lang)
+    if max_wait:
+        from gpuplan.sim.cost import parse_max_wait
+
+        budget = parse_max_wait(max_wait if isinstance(max_wait, str) else list(max_wait))
+        if trace is not None:
+            waiting = [_plan_waiting(doc, scenario, trace, trace_format, queueing, budget, catalog)]  # type: ignore[arg-type]
+        else:
+            waiting = [_fluid_waiting(p, res.scenario, budget) for p in res.pools]
         doc = doc.model_copy(update={"waiting": waiting})
     return doc
 
 
+def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> Any:
+    """`plan --max-wait` on an hourly curve: the fluid queue of `engines.waiting` at each candidate size,
+    priced as the plan's own curve with the bursts the queue leaves (see `plan_document`)."""
+    from gpuplan.contracts.plan import PlanWaiting
+    from gpuplan.engines.waiting import fluid_queue
+    from gpuplan.models.tariff import Tariff
+    from gpuplan.sim.cost import recommend
+
+    after = max(budget.values())
+    container = Tariff.of(pool.ct, scenario) if pool.ct is not None else None
+    if container is None:
+        after = float("inf")  # nowhere to burst: work waits for the pool
+    f = scenario.days_per_month * 24.0 / pool.horizon_hours
+    runs = []
+    sizes = [int(r) for r in pool.sizing.candidates]
+    for i, r in enumerate(sizes):
+        fr = fluid_queue(pool.demand_pool, r, after)
+        extra = (fr.burst_gpu_hours - float(pool.sizing.spill[i])) * pool.slowdown
+        cost = float(pool.curve_per_month[i]) + (container.container_cost(extra) * f if container else 0.0)
+        runs.append({"reserved_gpus": r, "wait_hours": fr.wait_hours, "cost": {"per_month": round(cost, 2)}})
+    out = recommend(runs, budget)
+    return PlanWaiting.model_validate({
+        "model": "fluid", "max_wait_hours": budget, "burst_after_hours": after if after != float("inf") else None,
+        "gpu": pool.gpu, "reserved_gpus": sizes,
+        "recommended": out.get("recommended"), "no_recommendation": out.get("no_recommendation"),
+    })
+
+
 def _plan_waiting(doc: PlanDoc, scenario: str | Path, trace: str | Path, trace_format: str, queueing: Queueing,
-                  max_wait: str | Sequence[str], catalog: str | Path | Catalog | None) -> Any:
+                  budget: dict[str, float], catalog: str | Path | Catalog | None) -> Any:
     """The replay behind `plan --trace --max-wait` (see `plan_document`)."""
     import math
 
     from gpuplan.contracts.plan import PlanWaiting
-    from gpuplan.sim.cost import parse_max_wait
 
-    budget = parse_max_wait(max_wait if isinstance(max_wait, str) else list(max_wait))
     after = max(budget.values())
     # the trace runs on the first GPU the workloads name (as `plan` lays it out)
     scen = _scenario(scenario, _catalog(catalog))
@@ -302,7 +332,8 @@ def _plan_waiting(doc: PlanDoc, scenario: str | Path, trace: str | Path, trace_f
                    gpu=pool.gpu, catalog=cat, max_wait=budget)
     out = res.to_json()
     return PlanWaiting.model_validate({
-        "max_wait_hours": budget, "burst_after_hours": after, "gpu": pool.gpu, "reserved_gpus": sizes,
+        "model": "replay", "max_wait_hours": budget, "burst_after_hours": after, "gpu": pool.gpu,
+        "reserved_gpus": sizes,
         "recommended": out.get("recommended"), "no_recommendation": out.get("no_recommendation"),
     })
 

@@ -1,5 +1,6 @@
-"""`plan --trace --max-wait` (issue 14): the trace replayed through each pool size, jobs waiting up to the
-budget for leased cards before they burst; the pool size named is simulate's answer for the same replay."""
+"""`plan --max-wait` (issue 14). With a trace its jobs are replayed through each pool size, waiting up to
+the budget for leased cards before they burst (the size named is simulate's answer for the same replay);
+with an hourly curve its GPU-hours queue as a first-in, first-out fluid (engines.waiting)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_plan_names_simulates_choice_for_the_budget(tmp_path: Path, capsys: pyte
     assert main(["plan", str(SEED), "--trace", str(trace), "--max-wait", "p95=1h", "-o", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     validate("plan", doc)
-    wt = doc["waiting"]
+    (wt,) = doc["waiting"]
+    assert wt["model"] == "replay"
     assert wt["max_wait_hours"] == {"p95": 1.0} and wt["burst_after_hours"] == 1.0 and wt["gpu"] == "ascend-910b"
     sim = api.simulate(trace, wt["reserved_gpus"], scenario=SEED, wait=1.0, max_wait="p95=1h").to_json()
     assert wt["recommended"] == sim["recommended"]
@@ -50,9 +52,41 @@ def test_plan_table_says_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "Waiting budget p95 ≤ 1 h" in out and "lease R =" in out
 
 
-def test_max_wait_needs_a_trace(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", str(SEED), "--max-wait", "p95=2h"]) == 2
-    assert "--max-wait needs --trace" in capsys.readouterr().err
+def test_fluid_queue_by_hand() -> None:
+    import numpy as np
+
+    from gpuplan.engines.waiting import fluid_queue
+
+    d = np.array([2.0, 2.0, 0.0])
+    run = fluid_queue(d, 1, float("inf"))  # 1 card, nothing bursts: 0, 1, 1 h served; 1 GPU-hour left at 2 h
+    assert run.burst_gpu_hours == 0 and run.wait_hours["mean"] == 1.0 and run.wait_hours["max"] == 2.0
+    run = fluid_queue(d, 1, 1.0)  # at most 1 h of waiting: the last GPU-hour bursts
+    assert run.burst_gpu_hours == 1.0 and run.wait_hours["max"] == 1.0
+    run = fluid_queue(d, 2, 0.0)  # enough cards: nothing waits
+    assert run.burst_gpu_hours == 0 and run.wait_hours["max"] == 0.0
+
+
+def test_demand_curve_with_no_waiting_is_the_plan_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    hybrid = ROOT / "examples" / "seed-hybrid.yaml"
+    assert main(["plan", str(hybrid), "--max-wait", "max=0h", "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate("plan", doc)
+    (wt,) = doc["waiting"]
+    pool = doc["pools"][0]
+    # bursting at once is what plan does: the same size, the same monthly cost
+    assert wt["model"] == "fluid" and wt["burst_after_hours"] == 0.0
+    assert wt["recommended"]["reserved_gpus"] == pool["reserved_gpus"]
+    assert wt["recommended"]["cost_per_month"] == pytest.approx(doc["cost_per_month"]["hybrid"], rel=1e-6)
+
+
+def test_waiting_lets_a_smaller_or_equal_pool_win(capsys: pytest.CaptureFixture[str]) -> None:
+    hybrid = ROOT / "examples" / "seed-hybrid.yaml"
+    assert main(["plan", str(hybrid), "--max-wait", "p95=2h", "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (wt,) = doc["waiting"]
+    rec = wt["recommended"]
+    assert rec["wait_hours"]["p95"] <= 2.0 and rec["reserved_gpus"] <= doc["pools"][0]["reserved_gpus"]
+    assert rec["cost_per_month"] <= doc["cost_per_month"]["hybrid"] + 1e-6  # waiting can only save bursts
 
 
 def test_plan_without_max_wait_has_no_waiting_section(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,9 +28,9 @@ def plan(
     html: HtmlOpt = None,
     catalog: CatalogOpt = None,
     max_wait: Annotated[list[str] | None, typer.Option(
-        "--max-wait", help="With --trace: a waiting budget (p95=2h; also mean=, p50=, max=). The trace is "
-                           "replayed through each pool size, jobs waiting up to the largest bound for leased "
-                           "cards before they burst; the cheapest size meeting it is named.")] = None,
+        "--max-wait", help="A waiting budget (p95=2h; also mean=, p50=, max=): work waits up to the largest "
+                           "bound for leased cards before it bursts, and the cheapest pool size meeting the "
+                           "budget is named (a trace's jobs are replayed; hourly demand queues as a fluid).")] = None,
 ) -> None:
     """Size the leased bare-metal pool for the whole portfolio; what spills to containers; cost per month."""
     from gpuplan import api

@@ -118,11 +118,15 @@ class CurvePoint(Record):
 
 
 class PlanWaiting(Record):
-    """`plan --trace T --max-wait ...`: the trace replayed through each pool size (as `gpuplan simulate`),
-    a job waiting for leased cards up to the budget's largest bound before it bursts to containers."""
+    """`plan --max-wait ...`, one pool: its sizes when work waits for leased cards up to the budget's
+    largest bound before it bursts to containers, and the cheapest size meeting the budget."""
 
+    model: Literal["replay", "fluid"] = Field(description=(
+        "replay: a job trace replayed job by job (as `gpuplan simulate`); fluid: an hourly curve's "
+        "GPU-hours in a first-in, first-out queue (`engines.waiting`)."))
     max_wait_hours: dict[str, float] = Field(description="The waiting budget, {stat: hours}.")
-    burst_after_hours: float = Field(description="How long a job waits for leased cards before it bursts.")
+    burst_after_hours: float | None = Field(description=(
+        "How long work waits for leased cards before it bursts (null: no container offer, it waits)."))
     gpu: str = Field(description="The pool the trace runs on (its GPU id).")
     reserved_gpus: list[Count] = Field(description="The pool sizes replayed.")
     recommended: Recommended | None = Field(description="The cheapest R meeting the budget (null: see below).")
@@ -153,5 +157,5 @@ class PlanResult(Record):
     assignments: list[PlanAssignment]
     cost_per_month: PlanCostPerMonth
     curve: list[CurvePoint] = Field(description="Monthly cost against the leased cards R, per pool.")
-    waiting: PlanWaiting | None = Field(default=None, description=(
-        "With --trace and --max-wait: the pool size that meets a waiting budget (absent otherwise)."))
+    waiting: list[PlanWaiting] | None = Field(default=None, description=(
+        "With --max-wait: per pool, the size that meets a waiting budget (absent otherwise)."))

@@ -108,20 +108,23 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
 
 
 def waiting_lines(doc: PlanDoc, lang: str) -> list[str]:
-    """`plan --trace --max-wait`: the replay's answer, in words."""
-    wt = doc.waiting
-    if wt is None:
-        return []
-    budget = ", ".join(f"{k} ≤ {v:g} h" for k, v in wt.max_wait_hours.items())
-    head = t("plan.waiting_head", lang, budget=budget, after=wt.burst_after_hours, n=len(wt.reserved_gpus),
-             gpu=wt.gpu)
-    rec = wt.recommended
-    if rec is None:
-        reason = wt.no_recommendation.reason if wt.no_recommendation else ""
-        return [head, t("plan.waiting_none", lang, reason=reason)]
-    w = rec.wait_hours
-    return [head, t("plan.waiting_rec", lang, r=rec.reserved_gpus, cost=_m(rec.cost_per_month), currency=doc.currency,
-                    mean=w.mean, p95=w.p95, max=w.max)]
+    """`plan --max-wait`: each pool's answer, in words."""
+    out: list[str] = []
+    for wt in doc.waiting or []:
+        budget = ", ".join(f"{k} ≤ {v:g} h" for k, v in wt.max_wait_hours.items())
+        after = t("plan.waiting_after", lang, h=wt.burst_after_hours) if wt.burst_after_hours is not None \
+            else t("plan.waiting_no_burst", lang)
+        out.append(t(f"plan.waiting_head_{wt.model}", lang, budget=budget, after=after, n=len(wt.reserved_gpus),
+                     gpu=wt.gpu))
+        rec = wt.recommended
+        if rec is None:
+            reason = wt.no_recommendation.reason if wt.no_recommendation else ""
+            out.append("  " + t("plan.waiting_none", lang, reason=reason))
+            continue
+        w = rec.wait_hours
+        out.append("  " + t("plan.waiting_rec", lang, r=rec.reserved_gpus, cost=_m(rec.cost_per_month),
+                            currency=doc.currency, mean=w.mean, p95=w.p95, max=w.max))
+    return out
 
 
 def explain_lines(doc: PlanDoc, lang: str) -> list[str]:
