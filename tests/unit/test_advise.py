@@ -51,16 +51,18 @@ workloads:
     assert flips["hours_per_day"] == pytest.approx(22.0, abs=1e-4)
 
 
-def test_h100_multinode_goes_bare_metal_and_container_is_slower() -> None:
+def test_h100_multinode_goes_bare_metal_on_price_and_dedicated_vms_are_close() -> None:
+    """The clouds' 8-GPU instances are dedicated VMs with RDMA (issue 11): a few percent, not the
+    article's shared-host 10-15%; bare metal wins on the hourly price."""
     res = api.compare(EXAMPLES / "h100-multinode.yaml")
     adv = res.advice[0]
     assert adv.recommendation.mode == "bare-metal"
-    for r in adv.options:
-        if r.offer.mode == "container":
-            sd = r.cost.slowdown
-            assert sd.total >= 1.10
-            assert sd.interconnect > 0 and sd.straggler > 0.10  # interconnect loss plus straggler jitter
-    assert adv.recommendation.dimensions["performance"].favors == "bare-metal"
+    vms = [r for r in adv.options if r.offer.platform == "vm"]
+    assert len(vms) == 2
+    for r in vms:
+        sd = r.cost.slowdown
+        assert 1.0 < sd.total <= 1.06 and sd.straggler == 0.0 and sd.terms.inter_node > 0
+    assert adv.recommendation.dimensions["cost"].favors == "bare-metal"
 
 
 def test_rules_example() -> None:
