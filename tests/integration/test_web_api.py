@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +12,7 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from live_server import gpuplan_serve  # noqa: E402
 from web_inputs import HYBRID, SEED, cli_json, write_nvsmi, write_trace  # noqa: E402
 
 from gpuplan import api  # noqa: E402
@@ -358,59 +357,20 @@ def test_engine_crash_on_input_is_not_a_500(monkeypatch: pytest.MonkeyPatch) -> 
     assert r.status_code == 422 and "ZeroDivisionError" in r.json()["message"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_gpuplan_serve_real_process() -> None:
-    port = _free_port()
-    exe = Path(sys.executable).with_name("gpuplan")
-    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--max-body-mb", "0.5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("server did not start: " + proc.stderr.read1().decode() if proc.stderr else "")
+    with gpuplan_serve("--max-body-mb", "0.5", tries=100) as base:
         r = httpx.post(base + "/api/compare", json={"scenario": SEED_TEXT}, timeout=10)
         assert r.status_code == 200 and r.json()["schema"] == "gpuplan.compare/1"
         r = httpx.post(base + "/api/compare", content=b"x" * 600_000, headers={"content-type": "application/json"})
         assert r.status_code == 413
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_gpuplan_serve_workers() -> None:
     """`--workers 2`: two processes behind one port; every connection has TCP_NODELAY (without it, each
     response written in two parts waits ~40 ms for the client's delayed ACK)."""
-    port = _free_port()
-    exe = Path(sys.executable).with_name("gpuplan")
-    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(150):
-            try:
-                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("server did not start: " + proc.stderr.read1().decode() if proc.stderr else "")
-        with httpx.Client(base_url=base, timeout=10) as c:
-            assert c.post("/api/compare", json={"scenario": SEED_TEXT}).json()["schema"] == "gpuplan.compare/1"
-            t0 = time.perf_counter()
-            for _ in range(20):  # one keep-alive connection
-                assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
-            assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with gpuplan_serve("--workers", "2") as base, httpx.Client(base_url=base, timeout=10) as c:
+        assert c.post("/api/compare", json={"scenario": SEED_TEXT}).json()["schema"] == "gpuplan.compare/1"
+        t0 = time.perf_counter()
+        for _ in range(20):  # one keep-alive connection
+            assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
+        assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"

@@ -6,68 +6,35 @@ artifacts, never committed). Skips when Chromium or Playwright is missing.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from live_server import CHROMIUM, CHROMIUM_ARGS, artifacts_dir, gpuplan_serve
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 if CHROMIUM is None:
     pytest.skip("chromium is not installed (Debian package `chromium`; CI installs it)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 
 ROOT = Path(__file__).resolve().parents[2]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
-def server() -> str:
-    port = _free_port()
-    exe = Path(sys.executable).with_name("gpuplan")
-    proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gpuplan serve did not start")
+def server() -> Iterator[str]:
+    with gpuplan_serve() as base:
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where screenshots go: `$GPUPLAN_ARTIFACTS` (CI keeps it), else a temporary folder of the test run."""
-    env = os.environ.get("GPUPLAN_ARTIFACTS")
-    path = Path(env) if env else tmp_path_factory.mktemp("web-artifacts")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return artifacts_dir(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 

@@ -7,9 +7,6 @@ Screenshots go to `$GPUPLAN_ARTIFACTS` when set, else to the test's temporary fo
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -18,10 +15,10 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from live_server import CHROMIUM, CHROMIUM_ARGS, artifacts_dir, gpuplan_serve  # noqa: E402
 from web_inputs import SEED, cli_json  # noqa: E402
 
 from gpuplan import api  # noqa: E402
@@ -307,47 +304,16 @@ def test_the_commit_worker_never_imports_the_cli(db: str) -> None:
 
 # --- the page in a real browser ----------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    exe = Path(sys.executable).with_name("gpuplan")
     dbfile = tmp_path_factory.mktemp("web-quotes") / "quotes.sqlite"
-    proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "GPUPLAN_DB": f"sqlite:///{dbfile}"})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gpuplan serve did not start")
+    with gpuplan_serve(env={"GPUPLAN_DB": f"sqlite:///{dbfile}"}) as base:
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    env = os.environ.get("GPUPLAN_ARTIFACTS")
-    path = Path(env) if env else tmp_path_factory.mktemp("web-artifacts")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return artifacts_dir(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -356,7 +322,7 @@ def browser():  # type: ignore[no-untyped-def]
         pytest.skip("chromium is not installed (Debian package `chromium`; CI installs it)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
