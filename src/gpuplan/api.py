@@ -275,7 +275,8 @@ def plan_document(
 
         budget = parse_max_wait(max_wait if isinstance(max_wait, str) else list(max_wait))
         if trace is not None:
-            waiting = [_plan_waiting(doc, scenario, trace, trace_format, queueing, budget, catalog)]  # type: ignore[arg-type]
+            waiting = [_plan_waiting(doc, res.scenario, scenario, trace, trace_format, queueing, budget,  # type: ignore[arg-type]
+                                     catalog)]
         else:
             waiting = [_fluid_waiting(p, res.scenario, budget) for p in res.pools]
         doc = doc.model_copy(update={"waiting": waiting})
@@ -310,8 +311,8 @@ def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> A
     })
 
 
-def _plan_waiting(doc: PlanDoc, scenario: str | Path, trace: str | Path, trace_format: str, queueing: Queueing,
-                  budget: dict[str, float], catalog: str | Path | Catalog | None) -> Any:
+def _plan_waiting(doc: PlanDoc, scen: Scenario, scenario: str | Path, trace: str | Path, trace_format: str,
+                  queueing: Queueing, budget: dict[str, float], catalog: str | Path | Catalog | None) -> Any:
     """The replay behind `plan --trace --max-wait` (see `plan_document`)."""
     import math
 
@@ -319,7 +320,6 @@ def _plan_waiting(doc: PlanDoc, scenario: str | Path, trace: str | Path, trace_f
 
     after = max(budget.values())
     # the trace runs on the first GPU the workloads name (as `plan` lays it out)
-    scen = _scenario(scenario, _catalog(catalog))
     gpu = sorted({w.gpus_allowed[0] for w in scen.workloads})[0]
     pool = next(p for p in doc.pools if p.gpu == gpu)
     step = max(1, int(pool.step or 1))
