@@ -113,6 +113,14 @@ class CompareResult:
 
         return compare_document(self, lang, explain)
 
+    def document_data(self, lang: str = "en", explain: bool = False) -> dict[str, Any]:
+        """What `compare -o json` prints: `render.compare.compare_json(self.document(...))`, the same
+        data, built without validating the contract again (on big scenarios the validation cost more
+        than the document; the contract tests check the two agree)."""
+        from gpuplan.engines.compare_document import compare_data
+
+        return compare_data(self, lang, explain)
+
 
 def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:
     """Replace one offer's overheads with measured ones (from `gpuplan probe -o json`).

@@ -28,20 +28,27 @@ def compare(
     ] = None,
 ) -> None:
     """Each workload on each offer: cost, time, the four dimensions, the verdict and what would flip it."""
-    from gpuplan import api
-    from gpuplan.render.compare import compare_json, compare_markdown, compare_table
+    _compare(scenario, output, lang, explain, html, catalog, measured, measured_offer)
 
-    lang_code = getattr(lang, "value", lang)
+
+def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, html: Path | None,
+             catalog: Path | None, measured: Path | None, measured_offer: str | None) -> None:
+    from gpuplan import api
+
+    lang_code = str(getattr(lang, "value", lang))
     result = api.compare(scenario, catalog=catalog, measured=measured, measured_offer=measured_offer,
                          hours_curves=html is not None)
     if html is not None:
         from gpuplan.render.html import write_report
 
         write_report("compare", result, html, lang_code)
+    if output == OutputFormat.json:  # the document's data as compare_json gives it, not validated again
+        write_json(result.document_data(lang_code, explain=explain))
+        return
+    from gpuplan.render.compare import compare_markdown, compare_table
+
     doc = result.document(lang_code, explain=explain)
-    if output == OutputFormat.json:
-        write_json(compare_json(doc))
-    elif output == OutputFormat.markdown:
+    if output == OutputFormat.markdown:
         typer.echo(compare_markdown(doc, lang_code, scenario=str(scenario)))
     else:
         compare_table(doc, lang_code, console(), explain=explain, scenario=str(scenario))

@@ -23,17 +23,31 @@ def _r(x: float, nd: int = 2) -> float:
 
 def compare_document(result: Any, lang: str = "en", explain: bool = False) -> CompareDoc:
     """`result`: an `api.CompareResult`. `explain` adds each option's formula lines (`--explain`)."""
+    return CompareDoc.model_validate(compare_data(result, lang, explain))
+
+
+def compare_data(result: Any, lang: str = "en", explain: bool = False) -> dict[str, Any]:
+    """The same document as plain JSON data, not validated: exactly what `render.compare.compare_json`
+    makes of `compare_document` (same keys in the same order, the same numbers and types), without
+    the contract's validation, which costs more than building it on big scenarios (`compare -o json`
+    prints this; the contract tests check the two agree and that it validates)."""
     s = result.scenario
-    out: dict[str, Any] = {"schema": SCHEMA, "currency": s.currency, "days_per_month": s.days_per_month,
-                           "catalog_files": list(s.catalog_files),
-                           "workloads": [_workload(adv, s, lang, explain) for adv in result.advice]}
-    return CompareDoc.model_validate(out)
+    return {"schema": SCHEMA, "currency": s.currency, "days_per_month": float(s.days_per_month),
+            "catalog_files": list(s.catalog_files),
+            "workloads": [_workload(adv, s, lang, explain) for adv in result.advice]}
 
 
 def _terms(tm: Any) -> dict[str, float]:
     # by hand: dataclasses.asdict deep-copies, a tenth of the document's time on big scenarios
     return {"compute": _r(tm.compute, 4), "intra_node": _r(tm.intra_node, 4), "inter_node": _r(tm.inter_node, 4),
             "straggler": _r(tm.straggler, 4), "data": _r(tm.data, 4)}
+
+
+def _flip_value(v: Any) -> Any:
+    # a float rounded; an int as the contract's float; a requirement's name as it is
+    if isinstance(v, float):
+        return _r(v, 4)
+    return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 def _warn(ws: Any, lang: str) -> list[dict[str, str]]:
@@ -80,7 +94,7 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
             "dimensions": {k: {"favors": d.favors, "reason": note_text(d.reason, lang)}
                            for k, d in rr.dimensions.items()},
             "flip": [{"parameter": f.parameter,
-                      "value": _r(f.value, 4) if isinstance(f.value, float) else f.value,
+                      "value": _flip_value(f.value),
                       "message": note_text(f.note, lang)} for f in rr.flip],
         }
     be = adv.break_even_hours
