@@ -28,7 +28,15 @@ def compare(
     ] = None,
 ) -> None:
     """Each workload on each offer: cost, time, the four dimensions, the verdict and what would flip it."""
-    _compare(scenario, output, lang, explain, html, catalog, measured, measured_offer)
+    import gc
+
+    # A comparison builds millions of small objects and no reference cycles: the cyclic collector
+    # would only walk them again and again (a sixth of the time on big scenarios). Off for the command.
+    gc.disable()
+    try:
+        _compare(scenario, output, lang, explain, html, catalog, measured, measured_offer)
+    finally:
+        gc.enable()
 
 
 def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, html: Path | None,
