@@ -239,6 +239,8 @@ def run_client(port: int, a: argparse.Namespace, n: int, only: str | None, serve
            str(a.concurrency), "--seed", str(a.seed)]
     if a.unique:
         cmd.append("--unique")
+    if a.pin_client:
+        cmd += ["--pin-client", a.pin_client]
     if only:
         cmd += ["--_only", only]
     s0 = proc_cpu(server)
@@ -246,6 +248,15 @@ def run_client(port: int, a: argparse.Namespace, n: int, only: str | None, serve
     res = json.loads(out.stdout)
     res["server_cpu"] = proc_cpu(server) - s0
     return res
+
+
+def cpus(spec: str) -> set[int]:
+    """`0,2-3` -> {0, 2, 3}."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        a, _, b = part.partition("-")
+        out.update(range(int(a), int(b or a) + 1))
+    return out
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -338,10 +349,15 @@ def main() -> int:
     ap.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `gpuplan serve` (repeatable), e.g. --serve-arg=--inline-max-kb=0")
     ap.add_argument("--wrk", action="store_true", help="also run the cross-check with wrk (skipped if absent)")
+    ap.add_argument("--pin-server", metavar="CPUS", help="run the server (and its workers) on these CPUs only, "
+                    "e.g. 1 or 0,1 (Linux; the client is pinned apart with --pin-client)")
+    ap.add_argument("--pin-client", metavar="CPUS", help="run the load client on these CPUs only, e.g. 0")
     ap.add_argument("--_client", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--_only", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a._client:
+        if a.pin_client:
+            os.sched_setaffinity(0, cpus(a.pin_client))
         client_main(a._client, a.requests, a.concurrency, a.seed, a.unique, a._only)
         return 0
 
@@ -352,6 +368,8 @@ def main() -> int:
         cmd += ["--workers", str(a.workers)]
     cmd += a.serve_arg
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if a.pin_server:  # before it imports anything: its threads and uvicorn's workers inherit the mask
+        os.sched_setaffinity(proc.pid, cpus(a.pin_server))
     try:
         for _ in range(300):
             try:
@@ -379,9 +397,10 @@ def main() -> int:
         proc.terminate()
         proc.wait(timeout=10)
 
+    pinned = (f"server on CPUs {a.pin_server or 'any'}, client on CPUs {a.pin_client or 'any'} of {os.cpu_count()}"
+              if a.pin_server or a.pin_client else f"{os.cpu_count()} CPUs shared by client and server")
     print(f"gpuplan serve load: {a.concurrency} concurrent keep-alive connections, server workers {a.workers}"
-          f"{'; serve ' + ' '.join(a.serve_arg) if a.serve_arg else ''}; {os.cpu_count()} CPUs shared by "
-          "client and server")
+          f"{'; serve ' + ' '.join(a.serve_arg) if a.serve_arg else ''}; {pinned}")
     report("baseline GET /api/health", base, a.requests)
     hp50 = statistics.median(base["lat"]["health"])
     n5 = 0
