@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.models.tariff import PricePoint, per_month, pool_bill
-
 if TYPE_CHECKING:
     from gpuplan.engines.pricing import PoolPricing
+    from gpuplan.models.tariff import PricePoint
+
+# The tariff is imported where a price is computed: an unpriced replay (no --scenario) runs without it.
 
 
 def price_replay(
     prices: PoolPricing, reserved_gpus: int, span_hours: float, burst_gpu_hours: float
 ) -> dict[str, Any]:
     """The `cost` object of one replay (see the module docstring for the formulas)."""
+    from gpuplan.models.tariff import per_month, pool_bill
 
     def bill(point: PricePoint) -> Any:
         return pool_bill(prices.lease, prices.container, reserved_gpus, span_hours, burst_gpu_hours, point)
@@ -64,6 +66,8 @@ ABSURD_WAIT_HOURS = 168.0
 def waiting_per_month(run: dict[str, Any], researcher_hour_cost: float, days_per_month: float) -> float:
     """Waiting priced per month: every replayed job's wait (mean x jobs) x researcher_hour_cost, over the
     trace's span scaled to a month like the pool's bill."""
+    from gpuplan.models.tariff import per_month
+
     cost = run.get("cost") or {}
     job_wait_hours = float(run["wait_hours"]["mean"]) * int(run["jobs"])
     return per_month(job_wait_hours * researcher_hour_cost, float(cost.get("span_hours", 0.0)), days_per_month)

@@ -50,17 +50,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
-from gpuplan.errors import UsageError
+from gpuplan.constants import DEFAULT_QUEUEING
 from gpuplan.inputs.demand import calendar_span_hours
 from gpuplan.sim.cost import price_replay
+from gpuplan.sim.pool import UNITS_PER_GPU, check_level, layout
+from gpuplan.sim.pool import parse_reserved as parse_reserved  # where callers found it before
 from gpuplan.sim.traces import Trace
 
 if TYPE_CHECKING:
     from gpuplan.engines.pricing import PoolPricing
-
-UNITS_PER_GPU = 1000
-
 
 @dataclass(frozen=True)
 class Jobs:
@@ -99,36 +97,6 @@ class ReplayResult:
     burst: np.ndarray  # bool
 
 
-def _check(reserved: int, queueing: str, packing: str, gpus_per_node: int) -> None:
-    if queueing not in QUEUEINGS:
-        raise UsageError(
-            f"unknown queueing {queueing!r}", field="--queueing", hint=f"use {' or '.join(QUEUEINGS)}."
-        )
-    if packing not in PACKINGS:
-        raise UsageError(
-            f"unknown packing {packing!r}", field="--packing", hint=f"use {' or '.join(PACKINGS)}."
-        )
-    if reserved < 0:
-        raise UsageError(f"reserved GPUs must be >= 0, got {reserved}", field="--reserved")
-    if packing == "node":
-        if gpus_per_node < 1:
-            raise UsageError(f"--gpus-per-node must be >= 1, got {gpus_per_node}", field="--gpus-per-node")
-        if reserved % gpus_per_node:
-            raise UsageError(
-                f"with --packing node the pool is whole nodes: {reserved} is not a multiple of "
-                f"{gpus_per_node}",
-                field="--reserved",
-                hint=f"use multiples of {gpus_per_node}, e.g. 0:64:{gpus_per_node}.",
-            )
-
-
-def _layout(reserved: int, packing: str, gpus_per_node: int) -> tuple[int, int]:
-    """(number of nodes, units per node). Packing `gpu` is one node holding the whole pool."""
-    if packing == "gpu":
-        return 1, reserved * UNITS_PER_GPU
-    return reserved // gpus_per_node, gpus_per_node * UNITS_PER_GPU
-
-
 # ---------------------------------------------------------------- the plain reference
 
 
@@ -141,7 +109,7 @@ def replay_reference(
     gpus_per_node: int = 8,
 ) -> ReplayResult:
     """The semantics of the module docstring, literally: heapq for completions, a list for the queue."""
-    _check(reserved, queueing, packing, gpus_per_node)
+    check_level(reserved, queueing, packing, gpus_per_node)
     s = jobs.submit.tolist()
     d = jobs.duration.tolist()
     u = jobs.units.tolist()
@@ -150,7 +118,7 @@ def replay_reference(
     burst = [False] * n
     best_effort = queueing == "best-effort-fifo"
     node_mode = packing == "node"
-    nodes, node_cap = _layout(reserved, packing, gpus_per_node)
+    nodes, node_cap = layout(reserved, packing, gpus_per_node)
     pool_cap = reserved * UNITS_PER_GPU
     free = [pool_cap]  # pooled GPUs (packing gpu)
     node_free = [node_cap] * nodes if node_mode else []
@@ -300,7 +268,7 @@ def run_kernel(
     gpus_per_node: int = 8,
 ) -> ReplayResult:
     """`replay` with a given compiled loop (tests hold every one available to the reference)."""
-    _check(reserved, queueing, packing, gpus_per_node)
+    check_level(reserved, queueing, packing, gpus_per_node)
     n = len(jobs)
     start = np.empty(n, dtype=np.float64)
     burst = np.zeros(n, dtype=np.bool_)
@@ -308,7 +276,7 @@ def run_kernel(
         start[:] = jobs.submit
         burst[:] = True
         return ReplayResult(start=start, burst=burst)
-    nodes, node_cap = _layout(reserved, packing, gpus_per_node)
+    nodes, node_cap = layout(reserved, packing, gpus_per_node)
     kernel(
         np.ascontiguousarray(jobs.submit, dtype=np.float64),
         np.ascontiguousarray(jobs.duration, dtype=np.float64),
@@ -364,30 +332,6 @@ def summarize(
     }
 
 
-def parse_reserved(text: str) -> list[int]:
-    """`16`, `0,8,16` or `A:B:STEP` (B included), or a comma list mixing both."""
-    out: list[int] = []
-    for part in str(text).split(","):
-        part = part.strip()
-        try:
-            if ":" in part:
-                pieces = [int(x) for x in part.split(":")]
-                if len(pieces) != 3 or pieces[2] <= 0 or pieces[1] < pieces[0]:
-                    raise ValueError
-                out.extend(range(pieces[0], pieces[1] + 1, pieces[2]))
-            else:
-                out.append(int(part))
-        except ValueError:
-            raise UsageError(
-                f"expected a whole number of GPUs, a list such as 0,8,16, or a range A:B:STEP, got {part!r}",
-                field="--reserved",
-                hint="for example --reserved 0:64:8 replays R = 0, 8, ..., 64.",
-            ) from None
-    if any(r < 0 for r in out):
-        raise UsageError("reserved GPUs must be >= 0", field="--reserved")
-    return out
-
-
 def simulate(
     trace: Trace | Jobs,
     reserved: Sequence[int],
@@ -403,7 +347,7 @@ def simulate(
     """Replay `trace` once per R in `reserved`; one contract object per R. The trace is sorted once."""
     jobs = trace if isinstance(trace, Jobs) else Jobs.from_trace(trace)
     for r in reserved:
-        _check(int(r), queueing, packing, gpus_per_node)
+        check_level(int(r), queueing, packing, gpus_per_node)
         if prices is not None and prices.lease is not None:
             prices.lease.check_pool_size(int(r))
     run = replay if implementation == "fast" else replay_reference

@@ -35,32 +35,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gpuplan.errors import TraceError
+from gpuplan.sim.trace_formats import FORMATS as FORMATS  # where callers found them before
+from gpuplan.sim.trace_formats import HEADERS, PAI_JOB_COLUMNS, PAI_TASK_COLUMNS, first_line
+from gpuplan.sim.trace_formats import detect_format as detect_format
 
 if TYPE_CHECKING:
     import polars as pl
 
-FORMATS = ("generic", "alibaba-2023", "alibaba-pai-2020", "philly", "helios", "tiresias")
-
-HEADERS: dict[str, tuple[str, ...]] = {
-    "generic": ("submit_time", "duration", "gpus"),
-    "alibaba-2023": ("name", "num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"),
-    "alibaba-pai-2020": ("job_name", "task_name", "inst_num", "start_time", "end_time", "plan_gpu"),
-    "helios": ("job_id", "gpu_num", "submit_time", "start_time"),
-    "tiresias": ("job_id", "num_gpu", "submit_time", "duration"),
-}
-PAI_TASK_COLUMNS = (
-    "job_name",
-    "task_name",
-    "inst_num",
-    "status",
-    "start_time",
-    "end_time",
-    "plan_cpu",
-    "plan_mem",
-    "plan_gpu",
-    "gpu_type",
-)
-PAI_JOB_COLUMNS = ("job_name", "inst_id", "user", "status", "start_time", "end_time")
 # Trace times are wall-clock text. They are read as UTC unless the text carries its own offset (or Z):
 # never in the zone of the machine running the replay, which would shift jobs and stretch or shrink
 # any that span a daylight-saving change.
@@ -128,50 +109,6 @@ def read_trace(path: str | Path, fmt: str = "auto", *, gpu_types: bool = True) -
     return trace
 
 
-def _first_line(p: Path) -> str:
-    with p.open("r", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                return line.strip()
-    raise TraceError(
-        "the file is empty",
-        file=p,
-        line=1,
-        hint="a trace needs a header and at least one job row (or a JSON list for Philly).",
-    )
-
-
-def detect_format(p: Path) -> str:
-    first = _first_line(p).lstrip("\ufeff")
-    if first.startswith(("[", "{")):
-        return "philly"
-    cols = {c.strip().strip('"').lower() for c in first.split(",")}
-    for fmt in ("alibaba-2023", "alibaba-pai-2020", "helios", "tiresias", "generic"):
-        if set(HEADERS[fmt]) <= cols:
-            return fmt
-    if set(PAI_JOB_COLUMNS) <= cols:
-        return "alibaba-pai-2020"
-    parts = first.split(",")
-    if len(parts) in (len(PAI_TASK_COLUMNS), len(PAI_JOB_COLUMNS)) and _is_number(parts[4]):
-        return "alibaba-pai-2020"  # the released PAI tables have no header line
-    raise TraceError(
-        "cannot tell the trace format from the header",
-        file=p,
-        line=1,
-        hint="expected a header such as `submit_time,duration,gpus` (generic), the Alibaba openb pod list, "
-        "the PAI 2020 task table, Helios cluster_log.csv, a Tiresias CSV or a Philly JSON list; "
-        "or name it with --trace-format.",
-    )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 # ---------------------------------------------------------------- CSV plumbing
 
 
@@ -211,7 +148,7 @@ def _read_numeric(
 ) -> pl.DataFrame | _Plain:
     """`plain` (the caller needs only the `numeric` columns): the C reader where it can; else `_read_csv`."""
     if plain:
-        fast = _read_plain(p, _first_line(p), numeric)
+        fast = _read_plain(p, first_line(p), numeric)
         if fast is not None:
             return fast
     return _read_csv(p, fmt, numeric=numeric, keep=keep)
@@ -231,7 +168,7 @@ def _read_csv(
     column as text so that `_numbers` can name the line and field of the first bad value."""
     import polars as pl
 
-    first = _first_line(p)  # empty file -> TraceError
+    first = first_line(p)  # empty file -> TraceError
     df = None
     if columns is None and numeric:
         names = {c.strip().strip('"').lower(): c.strip('"') for c in first.lstrip("\ufeff").split(",")}
@@ -548,7 +485,7 @@ def _read_helios(p: Path) -> Trace:
 
 
 def _pai_has_header(p: Path) -> bool:
-    first = _first_line(p).lower()
+    first = first_line(p).lower()
     return "job_name" in first
 
 
@@ -562,7 +499,7 @@ def _read_pai(p: Path) -> Trace:
     if header:
         df = _read_csv(p, "alibaba-pai-2020")
     else:
-        n = len(_first_line(p).split(","))
+        n = len(first_line(p).split(","))
         df = _read_csv(
             p, "alibaba-pai-2020", PAI_TASK_COLUMNS if n == len(PAI_TASK_COLUMNS) else PAI_JOB_COLUMNS
         )
@@ -686,7 +623,7 @@ def _philly_time(value: Any, where: str, p: Path) -> float | None:
 def _read_philly(p: Path) -> Trace:
     """Philly cluster_job_log: submit = submitted_time; run time = the sum over attempts of
     end - start (attempts without both times are left out); GPUs = the GPUs of the last attempt."""
-    _first_line(p)
+    first_line(p)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
