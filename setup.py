@@ -9,7 +9,7 @@ setup(
         Extension(
             "gpuplan.sim._ckernel",
             sources=["src/gpuplan/sim/_ckernel.c"],
-            extra_compile_args=["-O2", "-pthread"],
+            extra_compile_args=["-O2", "-pthread", "-ffp-contract=off"],
             extra_link_args=["-pthread"],
             optional=True,
         )

@@ -618,8 +618,334 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------- the rest of a replay, without numpy
+ *
+ * `gpuplan simulate` on a plain CSV trace runs these instead of numpy (gpuplan/sim/lean.py), so that
+ * a small replay does not pay numpy's import. Each mirrors a numpy expression in gpuplan/sim/traces.py
+ * and replay.py exactly, down to the order of floating-point operations (numpy's pairwise summation,
+ * np.percentile's linear interpolation); tests/unit/test_sim_lean.py checks them bit for bit.
+ */
+
+/* numpy's pairwise summation of contiguous float64 (loops_utils.h.src), as np.sum calls it. */
+static double pairwise_sum(const double *a, Py_ssize_t n) {
+    if (n < 8) {
+        double res = 0.;
+        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8], res;
+        Py_ssize_t i;
+        for (int k = 0; k < 8; k++) r[k] = a[k];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++) r[k] += a[i + k];
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+static double np_sum(const double *a, Py_ssize_t n) { return 0. + pairwise_sum(a, n); }
+
+static int get_buffers(PyObject *seq, Py_ssize_t count, Py_buffer *bufs, int writable) {
+    if (!PySequence_Check(seq) || PySequence_Size(seq) != count) {
+        PyErr_Format(PyExc_ValueError, "expected %zd buffers", count);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *o = PySequence_GetItem(seq, k);
+        if (!o) return -1;
+        int rc = PyObject_GetBuffer(o, &bufs[k], writable ? PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS);
+        Py_DECREF(o);
+        if (rc != 0) {
+            for (Py_ssize_t j = 0; j < k; j++) PyBuffer_Release(&bufs[j]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release_buffers(Py_buffer *bufs, Py_ssize_t count) {
+    for (Py_ssize_t k = 0; k < count; k++) PyBuffer_Release(&bufs[k]);
+}
+
+PyDoc_STRVAR(select_jobs_doc,
+             "select_jobs(kind, columns) -> (submit, duration, gpus, skipped counts) or None\n\n"
+             "The jobs of a trace's float64 columns (NaN where empty) by the reader's rules, in file order.\n"
+             "kind 0 (generic, tiresias): columns submit, duration, gpus; skipped (no_gpu, non_positive_duration).\n"
+             "kind 1 (alibaba-2023 openb): num_gpu, gpu_milli, creation_time, deletion_time, scheduled_time;\n"
+             "skipped (no_gpu, never_ran, missing_time, non_positive_duration). None when a value is one the\n"
+             "reader refuses (empty where required, negative): the general reader then names it.");
+
+static PyObject *py_select_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
+    int kind;
+    PyObject *cols;
+    if (!PyArg_ParseTuple(args, "iO", &kind, &cols)) return NULL;
+    if (kind != 0 && kind != 1) {
+        PyErr_SetString(PyExc_ValueError, "kind is 0 or 1");
+        return NULL;
+    }
+    Py_ssize_t ncols = kind == 0 ? 3 : 5;
+    Py_buffer b[5];
+    if (get_buffers(cols, ncols, b, 0) != 0) return NULL;
+    PyObject *result = NULL, *os = NULL, *od = NULL, *og = NULL;
+    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
+    for (Py_ssize_t k = 0; k < ncols; k++)
+        if (check(&b[k], sizeof(double), n, "column")) goto done;
+    os = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    od = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    og = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (!os || !od || !og) goto done;
+    double *S = (double *)PyByteArray_AS_STRING(os), *D = (double *)PyByteArray_AS_STRING(od),
+           *G = (double *)PyByteArray_AS_STRING(og);
+    long long counts[4] = {0, 0, 0, 0};
+    Py_ssize_t kept = 0;
+    int refused = 0;
+    if (kind == 0) {
+        const double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf;
+        for (Py_ssize_t i = 0; i < n && !refused; i++) {
+            if (isnan(s[i]) || isnan(d[i]) || isnan(g[i]) || d[i] < 0 || g[i] < 0) {
+                refused = 1;
+            } else if (g[i] <= 0) {
+                counts[0]++;
+            } else if (d[i] <= 0) {
+                counts[1]++;
+            } else {
+                S[kept] = s[i], D[kept] = d[i], G[kept] = g[i];
+                kept++;
+            }
+        }
+    } else {
+        const double *ng = b[0].buf, *milli = b[1].buf, *created = b[2].buf, *deleted = b[3].buf,
+                     *scheduled = b[4].buf;
+        for (Py_ssize_t i = 0; i < n && !refused; i++) {
+            if (isnan(ng[i]) || isnan(created[i]) || ng[i] < 0 || (!isnan(milli[i]) && milli[i] < 0)) {
+                refused = 1;
+                break;
+            }
+            double g = (ng[i] == 1 && !isnan(milli[i])) ? milli[i] / 1000.0 : ng[i];
+            double dur = deleted[i] - scheduled[i];
+            if (ng[i] == 0 || g <= 0) {
+                counts[0]++;
+            } else if (isnan(scheduled[i])) {
+                counts[1]++;
+            } else if (isnan(deleted[i])) {
+                counts[2]++;
+            } else if (!(dur > 0)) {
+                counts[3]++;
+            } else {
+                S[kept] = created[i], D[kept] = dur, G[kept] = g;
+                kept++;
+            }
+        }
+    }
+    if (refused) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_ssize_t bytes = kept * (Py_ssize_t)sizeof(double);
+    if (PyByteArray_Resize(os, bytes) || PyByteArray_Resize(od, bytes) || PyByteArray_Resize(og, bytes)) goto done;
+    if (kind == 0)
+        result = Py_BuildValue("(OOO(LL))", os, od, og, counts[0], counts[1]);
+    else
+        result = Py_BuildValue("(OOO(LLLL))", os, od, og, counts[0], counts[1], counts[2], counts[3]);
+done:
+    Py_XDECREF(os);
+    Py_XDECREF(od);
+    Py_XDECREF(og);
+    release_buffers(b, ncols);
+    return result;
+}
+
+PyDoc_STRVAR(prepare_doc,
+             "prepare(submit, duration, gpus) -> units\n\n"
+             "Sorts the three float64 buffers in place by submit time, stably (np.argsort kind='stable'), when\n"
+             "they are not sorted already; returns each job's GPUs in thousandths, max(rint(gpus * 1000), 1),\n"
+             "as int64 (replay.Jobs.from_trace).");
+
+static PyObject *py_prepare(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *cols;
+    if (!PyArg_ParseTuple(args, "O", &cols)) return NULL;
+    Py_buffer b[3];
+    if (get_buffers(cols, 3, b, 1) != 0) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
+    int64_t *idx = NULL, *tmp = NULL;
+    double *scratch = NULL;
+    if (check(&b[1], sizeof(double), n, "duration") || check(&b[2], sizeof(double), n, "gpus")) goto done;
+    double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf;
+    int sorted = 1;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (!(s[i] >= s[i - 1])) {
+            sorted = 0;
+            break;
+        }
+    if (!sorted) { /* bottom-up merge sort of positions: stable, as np.argsort(kind="stable") */
+        idx = malloc((size_t)n * sizeof(int64_t));
+        tmp = malloc((size_t)n * sizeof(int64_t));
+        scratch = malloc((size_t)n * sizeof(double));
+        if (!idx || !tmp || !scratch) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) idx[i] = i;
+        for (Py_ssize_t w = 1; w < n; w *= 2) {
+            for (Py_ssize_t lo = 0; lo < n; lo += 2 * w) {
+                Py_ssize_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+                Py_ssize_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi) tmp[k++] = s[idx[j]] < s[idx[i]] ? idx[j++] : idx[i++];
+                while (i < mid) tmp[k++] = idx[i++];
+                while (j < hi) tmp[k++] = idx[j++];
+            }
+            int64_t *x = idx;
+            idx = tmp;
+            tmp = x;
+        }
+        double *arrays[3] = {s, d, g};
+        for (int a = 0; a < 3; a++) {
+            for (Py_ssize_t i = 0; i < n; i++) scratch[i] = arrays[a][idx[i]];
+            memcpy(arrays[a], scratch, (size_t)n * sizeof(double));
+        }
+    }
+    PyObject *units = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!units) goto done;
+    int64_t *u = (int64_t *)PyByteArray_AS_STRING(units);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double x = nearbyint(g[i] * 1000);
+        u[i] = (int64_t)(x > 1 ? x : 1);
+    }
+    result = units;
+done:
+    free(idx);
+    free(tmp);
+    free(scratch);
+    release_buffers(b, 3);
+    return result;
+}
+
+/* The k-th smallest of a[0..n) (a is reordered): quickselect with a three-way partition, so that
+ * the many equal waits of a replay (zeros) cost nothing. */
+static double select_kth(double *a, Py_ssize_t n, Py_ssize_t k) {
+    Py_ssize_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        Py_ssize_t lt = lo, i = lo, gt = hi;
+        while (i <= gt) {
+            if (a[i] < pivot) {
+                double t = a[lt];
+                a[lt++] = a[i];
+                a[i++] = t;
+            } else if (a[i] > pivot) {
+                double t = a[gt];
+                a[gt--] = a[i];
+                a[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt - 1;
+        else if (k > gt)
+            lo = gt + 1;
+        else
+            return pivot;
+    }
+    return a[k];
+}
+
+/* np.percentile(a, q) with the default (linear) method, a without NaN; a is reordered. */
+static double percentile(double *a, Py_ssize_t n, double q) {
+    double v = (double)(n - 1) * (q / 100.0);
+    double prev_i = floor(v);
+    double lo, hi;
+    if (v >= (double)(n - 1)) {
+        lo = hi = select_kth(a, n, n - 1);
+        prev_i = -1; /* numpy's index for "the last": gamma becomes v + 1 */
+    } else {
+        lo = select_kth(a, n, (Py_ssize_t)prev_i);
+        hi = select_kth(a, n, (Py_ssize_t)prev_i + 1);
+    }
+    double t = v - prev_i, diff = hi - lo;
+    return t >= 0.5 ? hi - diff * (1 - t) : lo + diff * t;
+}
+
+PyDoc_STRVAR(summarize_doc,
+             "summarize(submit, duration, gpus, start, burst, slowdown) -> (burst_jobs, total_h, reserved_h,\n"
+             "burst_h, wait_mean, wait_p50, wait_p95, wait_max, span_h, calendar_h)\n\n"
+             "The numbers of replay.summarize for one replay, computed as its numpy expressions are.");
+
+static PyObject *py_summarize(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *cols;
+    double slowdown;
+    if (!PyArg_ParseTuple(args, "Od", &cols, &slowdown)) return NULL;
+    Py_buffer b[5];
+    if (get_buffers(cols, 5, b, 0) != 0) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
+    double *gh = NULL, *part = NULL, *wait = NULL;
+    if (check(&b[1], sizeof(double), n, "duration") || check(&b[2], sizeof(double), n, "gpus") ||
+        check(&b[3], sizeof(double), n, "start") || check(&b[4], 1, n, "burst"))
+        goto done;
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "no jobs");
+        goto done;
+    }
+    const double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf, *st = b[3].buf;
+    const unsigned char *bu = b[4].buf;
+    gh = malloc((size_t)n * sizeof(double));
+    part = malloc((size_t)n * sizeof(double));
+    wait = malloc((size_t)n * sizeof(double));
+    if (!gh || !part || !wait) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    long long burst_jobs = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        gh[i] = g[i] * d[i] / 3600.0;
+        burst_jobs += bu[i] != 0;
+    }
+    Py_ssize_t m = 0; /* gh[~b].sum() */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!bu[i]) part[m++] = gh[i];
+    double reserved_h = np_sum(part, m);
+    m = 0; /* gh[b].sum() * slowdown */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (bu[i]) part[m++] = gh[i];
+    double burst_h = np_sum(part, m) * slowdown;
+    for (Py_ssize_t i = 0; i < n; i++) part[i] = bu[i] ? gh[i] * slowdown : gh[i]; /* np.where */
+    double total_h = np_sum(part, n);
+    double wmax = -INFINITY, end_max = -INFINITY, cal_max = -INFINITY, smin = INFINITY;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        wait[i] = (st[i] - s[i]) / 3600.0;
+        if (wait[i] > wmax) wmax = wait[i];
+        double end = st[i] + (bu[i] ? d[i] * slowdown : d[i]);
+        if (end > end_max) end_max = end;
+        double cal = s[i] + d[i];
+        if (cal > cal_max) cal_max = cal;
+        if (s[i] < smin) smin = s[i];
+    }
+    double mean = np_sum(wait, n) / (double)n;
+    double p50 = percentile(wait, n, 50.0);
+    double p95 = percentile(wait, n, 95.0);
+    result = Py_BuildValue("(Lddddddddd)", burst_jobs, total_h, reserved_h, burst_h, mean, p50, p95, wmax,
+                           (end_max - smin) / 3600.0, (cal_max - smin) / 3600.0);
+done:
+    free(gh);
+    free(part);
+    free(wait);
+    release_buffers(b, 5);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
+    {"select_jobs", py_select_jobs, METH_VARARGS, select_jobs_doc},
+    {"prepare", py_prepare, METH_VARARGS, prepare_doc},
+    {"summarize", py_summarize, METH_VARARGS, summarize_doc},
     {"read_columns", py_read_columns, METH_VARARGS,
      "read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None when the file is not plain"},
     {NULL, NULL, 0, NULL},
