@@ -2,16 +2,21 @@
 
 Errors caused by input (`GpuplanError`) print one line with a hint and exit 2; anything else is an
 internal error, exit 1, with the traceback only under `--debug`.
+
+What a user waits for is the whole process, so `main` imports only what the command being run needs:
+the command's own module, not all twelve.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
-from gpuplan.cli.app import app
+if TYPE_CHECKING:
+    import typer
 
-# Each module registers its commands on `app` when imported. Order is the order in `--help`.
+# Each module registers its commands on the typer app when imported. Order is the order in `--help`.
 COMMAND_MODULES = (
     "compare",
     "plan",
@@ -27,8 +32,26 @@ COMMAND_MODULES = (
     "schema",
 )
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"gpuplan.cli.{_name}")
+
+def load_app(args: list[str] | None = None) -> typer.Typer:
+    """The typer app with the command `args` name registered (its module imported), or every command
+    when they name none (`--help`, a misspelt command: click then lists or suggests them all)."""
+    from gpuplan.cli.app import app
+
+    name = next((a for a in args or () if not a.startswith("-")), None)
+    if name in COMMAND_MODULES:
+        importlib.import_module(f"gpuplan.cli.{name}")
+        return app
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"gpuplan.cli.{module}")
+    # a command run earlier in this process registered first: restore the order of COMMAND_MODULES
+    app.registered_commands.sort(key=_position)
+    return app
+
+
+def _position(command: typer.models.CommandInfo) -> int:
+    module = str(getattr(command.callback, "__module__", "")).rsplit(".", 1)[-1]
+    return COMMAND_MODULES.index(module) if module in COMMAND_MODULES else len(COMMAND_MODULES)
 
 
 def _print_error(text: str) -> None:
@@ -45,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     from gpuplan.errors import GpuplanError
 
     try:
-        app(args=args, prog_name="gpuplan", standalone_mode=True)
+        load_app(args)(args=args, prog_name="gpuplan", standalone_mode=True)
     except SystemExit as exc:  # click exits through SystemExit in standalone mode
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         return code
