@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +20,7 @@ from gpuplan.cli.common import (
     console,
     write_json,
 )
+from gpuplan.cli.progress import simulate_progress
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
 
@@ -99,7 +99,7 @@ def simulate(
         trace_format=trace_format.value,
         gpu=gpu,
         catalog=catalog,
-        progress=_progress(lang.value),
+        progress=simulate_progress(lang.value),
         max_wait=max_wait,
     )
     if html is not None:
@@ -117,40 +117,3 @@ def simulate(
         out = console()
         for item in render_table(result.meta(), result.to_json(), lang.value, width=out.width):
             out.print(item)
-
-
-ProgressCb = Callable[[int, int], None]
-
-
-def _progress(lang: str) -> Callable[[Sequence[int], int], tuple[ProgressCb | None, Callable[[], None]]]:
-    """A rich progress bar on stderr for long runs; nothing when stderr is not a terminal."""
-
-    def start(levels: Sequence[int], jobs: int) -> tuple[ProgressCb | None, Callable[[], None]]:
-        import sys
-
-        steps = len(levels)
-        if not sys.stderr.isatty() or steps * jobs < 200_000:
-            return None, lambda: None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        from gpuplan.i18n import t
-
-        bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        task = bar.add_task(t("simulate.progress", lang, reserved=levels[0]), total=steps)
-        bar.start()
-
-        def update(done: int, total: int) -> None:
-            label = levels[min(done, total - 1)]
-            bar.update(task, completed=done, description=t("simulate.progress", lang, reserved=label))
-
-        return update, bar.stop
-
-    return start

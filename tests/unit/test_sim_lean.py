@@ -1,0 +1,219 @@
+"""The lean `simulate -o json` path (gpuplan.sim.lean, gpuplan.cli.fast) against the numpy path.
+
+The lean path must print exactly what the full command prints -- the same bytes -- or step aside
+(None) so that the full command runs. Its C helpers mirror numpy expressions bit for bit.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuplan import api
+from gpuplan.cli import main
+from gpuplan.cli.fast import parse, run_simulate
+from gpuplan.sim import lean
+from gpuplan.sim.traces import read_trace
+
+k = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension is not built (no compiler)")
+
+OPENB = Path(__file__).resolve().parents[3] / "shared" / "traces" / "alibaba-gpu-v2023" / "openb_pod_list_default.csv"
+
+
+def full_json(*args: object, **kw: object) -> str:
+    return json.dumps(api.simulate(*args, **kw).to_json(), ensure_ascii=False, indent=2) + "\n"  # type: ignore[arg-type]
+
+
+def lean_json(*args: object, **kw: object) -> str:
+    doc = lean.simulate_text(*args, **kw)  # type: ignore[arg-type]
+    assert doc is not None, "the lean path stepped aside"
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- the C helpers, bit for bit
+
+
+def numpy_summary(s: np.ndarray, d: np.ndarray, g: np.ndarray, st_: np.ndarray, b: np.ndarray, sl: float) -> tuple:
+    """replay.summarize's expressions."""
+    gh = g * d / 3600.0
+    w = (st_ - s) / 3600.0
+    p50, p95 = (float(x) for x in np.percentile(w, [50, 95]))
+    ends = st_ + np.where(b, d * sl, d)
+    return (int(b.sum()), float(np.sum(np.where(b, gh * sl, gh))), float(gh[~b].sum()), float(gh[b].sum() * sl),
+            float(w.mean()), p50, p95, float(w.max()), float((ends.max() - s.min()) / 3600.0),
+            float((np.max(s + d) - np.min(s)) / 3600.0))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 127, 128, 129, 1000, 4097, 70001])
+def test_summarize_is_numpys_to_the_bit(n: int) -> None:
+    rng = np.random.default_rng(n)
+    s = np.sort(rng.uniform(-5, 1e6, n))
+    d = rng.exponential(18000, n) + 1
+    g = rng.choice([0.1, 0.25, 1, 2, 8], n)
+    b = rng.random(n) < 0.3
+    start = s + np.where(rng.random(n) < 0.6, 0.0, rng.exponential(5000, n))
+    for sl in (1.0, 1.2345):
+        assert k.summarize([s, d, g, start, b], sl) == numpy_summary(s, d, g, start, b, sl)
+
+
+finite = st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(finite, st.floats(1e-3, 1e7), st.sampled_from([0.05, 0.5, 1.0, 3.0]), finite,
+                          st.booleans()), min_size=1, max_size=300))
+def test_summarize_property(rows: list[tuple[float, float, float, float, bool]]) -> None:
+    s, d, g, wait, b = (np.array(c) for c in zip(*rows, strict=True))
+    s = np.sort(s)
+    start = s + wait
+    b = b.astype(bool)
+    assert k.summarize([s, d, g, start, b], 1.0) == numpy_summary(s, d, g, start, b, 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.floats(0, 1), st.sampled_from([0.0004, 0.0005, 0.0015, 0.1, 2.5])),
+                min_size=1, max_size=400))
+def test_prepare_sorts_stably_and_counts_thousandths(rows: list[tuple[int, float, float]]) -> None:
+    s, d, g = (np.array(c, dtype=np.float64) for c in zip(*rows, strict=True))
+    order = np.argsort(s, kind="stable")
+    cols = [bytearray(s.tobytes()), bytearray(d.tobytes()), bytearray(g.tobytes())]
+    units = k.prepare(cols)
+    for got, want in zip(cols, (s[order], d[order], g[order]), strict=True):
+        assert np.frombuffer(got).tolist() == want.tolist()
+    assert np.frombuffer(units, dtype=np.int64).tolist() == np.maximum(np.rint(g[order] * 1000), 1).astype(
+        np.int64).tolist()
+
+
+# ---------------------------------------------------------------- whole documents
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+OPENB_ROWS = """\
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+a,1000,100,1,500,V100,LS,Succeeded,100,4000,110
+b,1000,100,0,0,,LS,Succeeded,120,900,130
+c,1000,100,2,1000,T4,LS,Succeeded,90,8000,200
+d,1000,100,1,,,LS,Failed,150,,
+e,1000,100,8,1000,A10,LS,Running,160,,170
+f,1000,100,4,1000,,LS,Succeeded,50,60,60
+g,1000,100,1,250,P100,LS,Succeeded,170,9000,175
+h,1000,100,3,1000,,LS,Succeeded,100,5000,140
+"""
+
+
+def test_openb_rows_with_every_skip_reason(tmp_path: Path) -> None:
+    p = write(tmp_path / "openb.csv", OPENB_ROWS)
+    tr = read_trace(p, gpu_types=False)
+    assert tr.skipped == {"no_gpu": 1, "never_ran": 1, "missing_time": 1, "non_positive_duration": 1}
+    for r in ("0", "1", "2,3", "0:6:1"):
+        for wait in ("0", "30m", "inf"):
+            for queueing in ("strict-fifo", "best-effort-fifo"):
+                assert lean_json(p, r, wait, queueing=queueing) == full_json(p, r, wait=wait, queueing=queueing)
+
+
+def test_generic_and_tiresias_unsorted(tmp_path: Path) -> None:
+    g = write(tmp_path / "g.csv", "submit_time,duration,gpus\n50,100,2\n10,3600,1\n10,0,4\n30,7200,0.5\n5,10,0\n")
+    t = write(tmp_path / "t.csv", "job_id,num_gpu,submit_time,duration\n1,2,50,100\n2,1,10,3600\n3,4,10,20\n")
+    for p in (g, t):
+        for r in ("0,1,2,4", "2"):
+            assert lean_json(p, r, "1h", max_wait=["p95=1h"]) == full_json(p, r, wait="1h", max_wait="p95=1h")
+    assert lean_json(g, "0:8:4", packing="node", gpus_per_node=4) == full_json(g, "0:8:4", packing="node",
+                                                                                gpus_per_node=4)
+
+
+@pytest.mark.skipif(not OPENB.is_file(), reason="needs ../shared/traces (the openb pod list)")
+@pytest.mark.parametrize(("reserved", "wait", "queueing", "packing"), [
+    ("0:64:8", "1h", "strict-fifo", "gpu"),
+    ("8,24,100", "0", "best-effort-fifo", "gpu"),
+    ("16:48:16", "inf", "strict-fifo", "node"),
+    ("8", "2h", "best-effort-fifo", "node"),
+])
+def test_the_shared_trace(reserved: str, wait: str, queueing: str, packing: str) -> None:
+    assert lean_json(OPENB, reserved, wait, queueing=queueing, packing=packing) == full_json(
+        OPENB, reserved, wait=wait, queueing=queueing, packing=packing)
+
+
+@pytest.mark.parametrize("text", [
+    "submit_time,duration,gpus\n1,-5,1\n",  # negative duration: the reader's error
+    "submit_time,duration,gpus\n1,,1\n",  # empty value
+    "submit_time,duration,gpus\n1,5,0\n",  # no usable job
+    'submit_time,duration,gpus\n"1",5,1\n',  # quoted: not plain
+    "submit_time,duration,gpu\n1,5,A100\n",  # a missing column (read as generic)
+    "submit_time,gpus,duration,gpus\n1,1,5,1\n",  # a repeated column
+])
+def test_steps_aside_for_what_only_the_full_path_can_say(tmp_path: Path, text: str) -> None:
+    assert lean.simulate_text(write(tmp_path / "x.csv", text), "8", trace_format="generic") is None
+
+
+def test_steps_aside_for_formats_it_does_not_read(tmp_path: Path) -> None:
+    helios = write(tmp_path / "h.csv", "job_id,gpu_num,submit_time,start_time,end_time,duration\n"
+                                       "1,1,2020-01-01 00:00:00,2020-01-01 00:00:00,2020-01-01 01:00:00,3600\n")
+    assert lean.simulate_text(helios, "8") is None
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def run_main(args: list[str]) -> tuple[int, str]:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = main(args)
+    return code, buf.getvalue()
+
+
+@pytest.mark.parametrize(("args", "ok"), [
+    (["t.csv", "-r", "8", "-o", "json"], True),
+    (["--reserved=0:8:4", "t.csv", "--output=json", "-w", "2h", "--lang", "zh"], True),
+    (["t.csv", "-r", "8", "-o", "json", "--max-wait", "p95=1h", "--max-wait", "max=1d"], True),
+    (["t.csv", "-r", "8"], False),  # the table: the full command renders it
+    (["t.csv", "-r", "8", "-o", "markdown"], False),
+    (["t.csv", "-r8", "-o", "json"], False),  # click's glued short option: not this parser's
+    (["t.csv", "-r", "8", "-r", "16", "-o", "json"], False),
+    (["t.csv", "-r", "8", "-o", "json", "--scenario", "s.yaml"], False),
+    (["t.csv", "-r", "8", "-o", "json", "--queueing", "lifo"], False),
+    (["t.csv", "u.csv", "-r", "8", "-o", "json"], False),
+    (["--help"], False),
+    (["t.csv", "-o", "json"], False),
+    (["t.csv", "-r", "-o", "json"], False),
+])
+def test_parse_takes_only_plain_lines(args: list[str], ok: bool) -> None:
+    assert (parse(args) is not None) is ok
+
+
+def test_the_command_prints_the_full_commands_bytes(tmp_path: Path) -> None:
+    p = write(tmp_path / "openb.csv", OPENB_ROWS)
+    args = [str(p), "-r", "0:4:2", "-w", "30m", "-o", "json"]
+    code, out = run_main(["simulate", *args])
+    assert code == 0 and run_simulate(args) == 0
+    assert out == full_json(p, "0:4:2", wait="30m")
+
+
+def test_bad_input_gets_the_full_commands_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = write(tmp_path / "bad.csv", "submit_time,duration,gpus\n1,-5,1\n")
+    assert run_simulate([str(p), "-r", "8", "-o", "json"]) is None
+    assert main(["simulate", str(p), "-r", "8", "-o", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.csv:2: duration: negative duration" in err
+
+
+def test_a_plain_json_replay_loads_neither_numpy_nor_typer(tmp_path: Path) -> None:
+    p = write(tmp_path / "openb.csv", OPENB_ROWS)
+    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['simulate', {str(p)!r}, '-r', '4', '-o', 'json'])\n"
+            "print(rc, sorted(m for m in ('numpy', 'typer', 'pydantic', 'polars', 'rich') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "[]"]
