@@ -76,8 +76,13 @@ def test_bench_checks_pass_and_warn(tmp_path: Path) -> None:
                      bench_backend=FakeBackend(name="NVIDIA H100 80GB HBM3", copy_tbs=2.0))
     st = _status(rep)
     assert st["bench_hbm_copy"] == "warn"  # 2.0 of 3.35 TB/s = 60%
-    assert st["bench_matmul_bf16"] == "warn"  # 750/989 = 76%
+    assert st["bench_matmul_bf16"] == "pass"  # 750/989 = 76%: the matmul's floor is 70%
     assert st["bench_allreduce_busbw"] == "pass" and st["bench_h2d_pinned"] == "pass"
+    slow = probe_node(container_on_vm_tree(tmp_path / "slow"), nvml=h100_node(), bench=True,
+                      bench_backend=FakeBackend(name="NVIDIA H100 80GB HBM3", tflops=680.0))
+    matmul = next(c for c in to_json(slow, "en")["checks"] if c["id"] == "bench_matmul_bf16")
+    assert matmul == {"id": "bench_matmul_bf16", "status": "warn",
+                      "detail": "680 TFLOPS = 69% of spec, below 70%"}
     doc = to_json(rep, "zh")
     hbm = next(c for c in doc["checks"] if c["id"] == "bench_hbm_copy")
     assert hbm["detail"] == "2 TB/s = 规格的 60%，低于 80%"

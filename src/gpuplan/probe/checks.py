@@ -11,6 +11,10 @@ from typing import Any, Literal
 Status = Literal["pass", "warn", "fail", "unknown"]
 
 MIN_RATIO = 0.8
+# Dense BF16 matmul: a GEMM on a healthy GPU does not reach the datasheet's dense figure (989 TFLOPS on
+# H100/H200 SXM; cuBLAS commonly lands at 70-80% of it): a real H200 measured 777 TFLOPS (79%) on
+# 2026-11-30 (docs/probe.md). Its floor is issue 6's H200 goal, 70% of the datasheet figure.
+MIN_RATIOS = {"matmul_bf16": 0.7}
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ def _bench(bench: dict[str, Any] | None) -> list[Check]:
         if r is None:
             out.append(Check(f"bench_{name}", "unknown", "bench_no_spec", values))
         else:
-            values.update(pct=f"{100 * r:.0f}", min=f"{100 * MIN_RATIO:.0f}")
-            ok = r >= MIN_RATIO
+            floor = MIN_RATIOS.get(name, MIN_RATIO)
+            values.update(pct=f"{100 * r:.0f}", min=f"{100 * floor:.0f}")
+            ok = r >= floor
             status: Status = "pass" if ok else "warn"
             out.append(Check(f"bench_{name}", status, "bench_ok" if ok else "bench_low", values))
     return out

@@ -39,15 +39,20 @@ def _fmt(value: Any, lang: str) -> str:
     return str(value)
 
 
+def _detected(detected: bool, name: str | None, lang: str) -> str:
+    if not detected:
+        return _fmt(False, lang)
+    # a VM with no DMI strings and no systemd-detect-virt (a Firecracker microVM) names no hypervisor
+    return t("probe.detected_with", lang, name=name) if name else t("probe.detected_unnamed", lang)
+
+
 def _host_rows(doc: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     host = doc["host"]
     c, v, cpu, lim = host["container"], host["virtualization"], host["cpu"], host["cgroup_limits"]
     rows = [
         (t("probe.deployment", lang), t(f"probe.deployment_{host['deployment']}", lang)),
-        (t("probe.container", lang),
-         t("probe.detected_with", lang, name=c["runtime"] or "?") if c["detected"] else _fmt(False, lang)),
-        (t("probe.virtualization", lang),
-         t("probe.detected_with", lang, name=v["hypervisor"] or "?") if v["detected"] else _fmt(False, lang)),
+        (t("probe.container", lang), _detected(c["detected"], c["runtime"], lang)),
+        (t("probe.virtualization", lang), _detected(v["detected"], v["hypervisor"], lang)),
         (t("probe.cpu", lang), t("probe.cpu_value", lang, model=_fmt(cpu["model"], lang),
                                  cpus=_fmt(cpu["logical_cpus"], lang))),
         (t("probe.memory", lang), f"{_fmt(host['memory_gb'], lang)} GiB"),
