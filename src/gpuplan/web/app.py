@@ -225,8 +225,24 @@ def app_from_env() -> FastAPI:
     from gpuplan.web.server import freeze_heap
 
     app = create_app(**json.loads(os.environ[CONFIG_ENV]))
+    warm_up(app)
     freeze_heap()
     return app
+
+
+def warm_up(app: FastAPI) -> None:
+    """Answer the starter scenario once in each language (its compare JSON and report fragment; the cache
+    keeps neither) before the server listens: the engines' and renderers' modules are imported, and the
+    message catalogs and templates loaded, at start-up, so `freeze_heap` puts them out of the collector's
+    view too and the first users do not wait for them (~0.3 s, and a module imported later is walked by
+    every full collection)."""
+    from gpuplan.web.page import render_page, starter_scenario
+
+    cat = app.state.catalog
+    for lang in ("en", "zh"):
+        _compare_json(starter_scenario(), lang, cat)
+        _compare_report(starter_scenario(), lang, cat, True)
+        render_page(lang)
 
 
 def create_app(
@@ -274,6 +290,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.heavy = heavy
+    app.state.catalog = cat
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
     @app.exception_handler(ApiError)
@@ -317,12 +334,16 @@ def create_app(
 
     # --- pages ---
 
+    pages: dict[str, bytes] = {}  # the page depends only on its language: rendered once each
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index(lang: str = "en") -> HTMLResponse:
         from gpuplan.web.page import render_page
 
         lang = lang if lang in ("en", "zh") else "en"
-        return HTMLResponse(render_page(lang))
+        if lang not in pages:
+            pages[lang] = render_page(lang).encode()
+        return HTMLResponse(pages[lang])
 
     # --- API ---
 

@@ -25,10 +25,11 @@ def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: 
     built from `config`."""
     import uvicorn
 
-    from gpuplan.web.app import CONFIG_ENV, create_app
+    from gpuplan.web.app import CONFIG_ENV, create_app, warm_up
 
     if workers <= 1:
         web = app if app is not None else create_app(**config)
+        warm_up(web)
         freeze_heap()
         uvicorn.run(web, host=host, port=port, **UVICORN)
         return
