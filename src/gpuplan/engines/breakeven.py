@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from gpuplan.engines.cost import option_cost
+from gpuplan.engines.cost import decision_over, offer_slowdown
 from gpuplan.inputs.calendar import active_days
 
 if TYPE_CHECKING:
@@ -201,32 +201,24 @@ def duration_grid(hi: float, n: int = 20) -> list[float]:
     return [1.0, *(hi ** (k / (n - 1)) for k in range(1, n - 1)), float(hi)]
 
 
-def _stretch(w: Workload, o: Offer, s: Scenario, cat: Catalog) -> float:
-    """Slowdown x GPU speed factor of `w` on `o` (remembered: both searches of a workload ask)."""
-    key = (id(w), id(o), id(s), id(cat))
-    hit = _STRETCH.get(key)
-    if hit is None or hit[0] is not w or hit[1] is not o or hit[2] is not s or hit[3] is not cat:
-        sd = option_cost(w, o, s, cat).slowdown
-        hit = (w, o, s, cat, sd.total * sd.gpu_speed_factor)
-        if len(_STRETCH) > 4096:
-            _STRETCH.clear()
-        _STRETCH[key] = hit
-    return hit[4]
-
-
-_STRETCH: dict[tuple[int, int, int, int], tuple[Workload, Offer, Scenario, Catalog, float]] = {}
+def _stretch(w: Workload, o: Offer, cat: Catalog) -> float:
+    """Slowdown x GPU speed factor of `w` on `o`."""
+    sd = offer_slowdown(w, o, cat)
+    return sd.total * sd.gpu_speed_factor
 
 
 def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalog) -> float | None:
     """Hours per day in (0, 24] where `ct` and `bm` cost the same decision cost."""
 
+    ct_cost = decision_over(w, ct, s, cat, "hours_per_day")  # option_cost(..., hours_per_day=h).decision
+    bm_cost = decision_over(w, bm, s, cat, "hours_per_day")
+
     def diff(h: float) -> float:
-        return (option_cost(w, ct, s, cat, hours_per_day=h).decision
-                - option_cost(w, bm, s, cat, hours_per_day=h).decision)
+        return ct_cost(h) - bm_cost(h)
 
     act = active_days(w.duration_hours, w.days_per_week)
     kinks = [x for o in (ct, bm) for x in hours_breakpoints(
-        _stretch(w, o, s, cat), act, w.days_per_week, w.duration_hours, o.min_term_hours, o.setup_hours,
+        _stretch(w, o, cat), act, w.days_per_week, w.duration_hours, o.min_term_hours, o.setup_hours,
         HOURS_GRID[0], HOURS_GRID[-1])]
     return first_crossing(diff, HOURS_GRID, kinks, complete=True)
 
@@ -234,12 +226,14 @@ def break_even_hours(w: Workload, ct: Offer, bm: Offer, s: Scenario, cat: Catalo
 def flip_duration(w: Workload, winner: Offer, runner: Offer, s: Scenario, cat: Catalog) -> float | None:
     """The duration in hours at which `runner` would cost less than `winner` (first sign change)."""
 
+    runner_cost = decision_over(w, runner, s, cat, "duration_hours")  # option_cost(..., duration_hours=d)
+    winner_cost = decision_over(w, winner, s, cat, "duration_hours")
+
     def diff(d: float) -> float:
-        return (option_cost(w, runner, s, cat, duration_hours=d).decision
-                - option_cost(w, winner, s, cat, duration_hours=d).decision)
+        return runner_cost(d) - winner_cost(d)
 
     grid = duration_grid(max(w.duration_hours * 4, 24 * 365.0))
-    stretch = [_stretch(w, o, s, cat) for o in (winner, runner)]
+    stretch = [_stretch(w, o, cat) for o in (winner, runner)]
     kinks = [x for o, st in zip((winner, runner), stretch, strict=True) for x in duration_breakpoints(
         st, w.hours_per_day, w.days_per_week, o.min_term_hours, o.setup_hours, grid[0], grid[-1])]
     # the week boundaries, the calendar's jumps and the min terms are every bend, but where a lease's

@@ -32,7 +32,10 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
@@ -191,3 +194,89 @@ def option_cost(
         transfer=tr,
         interruptions=intr,
     )
+
+
+def offer_slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
+    """`option_cost(workload, offer, ...).slowdown` without pricing anything (remembered, as there)."""
+    return _slowdown(workload, offer, catalog)
+
+
+Decision = Callable[[float], float]
+
+
+def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog: Catalog,
+                  over: Literal["hours_per_day", "duration_hours"]) -> Decision:
+    """x -> `option_cost(workload, offer, scenario, catalog, **{over: x}).decision`, the same float to
+    the last bit, for the break-even and flip searches (which price one pair at dozens of x).
+
+    What does not depend on x (the slowdown, the rework factor, the tariff's billed GPUs, ops rate and
+    setup, and for hours per day the active days) is worked out once; the rest is `option_cost`'s own
+    arithmetic in the same order, so that the searches, which look for exact zeros and compare signs,
+    land where they did when they priced each x in full."""
+    sd = _slowdown(workload, offer, catalog)
+    stretch0 = sd.total * sd.gpu_speed_factor
+    stretch = stretch0 * rework_factor(workload, offer)
+    dpw = workload.days_per_week
+    rate_g = offer.interruptions_per_gpu_day * workload.gpus  # interruptions(): rate x gpus x run / 24
+    each_recovery = offer.recovery_hours
+    d = workload.data
+    moves_data = not (d is None or offer.site is None or offer.remote_data or offer.site == d.site or d.size_gb == 0)
+    moves_once = d is not None and d.moves == "once"
+    setup_hours = offer.setup_hours
+    g = workload.gpus
+    mid = offer.price_per_gpu_hour.mid
+    tariff = _tariff(offer, scenario)
+    setup = tariff.setup_cost
+    researcher = scenario.team.researcher_hour_cost
+    container = offer.mode == "container"
+    ops_per_gpu_hour = tariff.ops_per_gpu_hour if container else 0.0
+    billed = 0 if container else tariff.billed_gpus(g)
+    ops_units = 0.0 if container else tariff.ops_hours * tariff.ops_units(g)  # lease_ops' first product
+    month_hours, eng, min_term = tariff.month_hours, tariff.engineer_hour_cost, tariff.min_term_hours
+    by_hours = over == "hours_per_day"
+    fixed_h, fixed_duration = workload.hours_per_day, workload.duration_hours
+    fixed_active = active_days(fixed_duration, dpw)
+    floor = math.floor
+
+    def decision(x: float) -> float:
+        # calendar.active_days and calendar.calendar_days written out (a call each costs as much as the sum)
+        if by_hours:
+            h, duration, active = x, fixed_duration, fixed_active
+        else:
+            h, duration = fixed_h, x
+            days = x / 24
+            weeks = floor(days / 7 + 1e-12)
+            active = weeks * dpw + min(max(days - 7 * weeks, 0.0), float(dpw))
+        recovery = rate_g * (h * active * stretch0) / 24 * each_recovery
+        run_hours = h * active * stretch
+        daily_run = min(24.0, h * stretch)
+        if run_hours > 0:
+            working = run_hours / daily_run
+            if working <= 0:
+                calendar_hours: float = 0.0
+            else:
+                weeks = floor(working / dpw + 1e-12)
+                rest = max(working - weeks * dpw, 0.0)
+                calendar_hours = (7 * (weeks - 1) + dpw if rest <= 1e-12 else 7 * weeks + rest) * 24
+            slack = (24.0 - daily_run) * run_hours / daily_run
+        else:
+            calendar_hours = slack = 0.0
+        if moves_data:
+            tr = transfer(workload, offer, scenario, active)
+            tr_hours, tr_cost = tr.hours, tr.cost
+            once = tr_hours if moves_once else 0.0
+            calendar_hours += once + max(0.0, recovery + tr_hours - once - slack)
+        else:
+            tr_cost = 0.0
+            calendar_hours += 0.0 + max(0.0, recovery + 0.0 - 0.0 - slack)
+        wall_hours = setup_hours + calendar_hours
+        if container:
+            paid = g * run_hours
+            ops = paid * ops_per_gpu_hour
+        else:
+            lease_hours = max(setup_hours + max(duration, calendar_hours), min_term)
+            paid = billed * lease_hours
+            ops = ops_units * lease_hours / month_hours * eng
+        return paid * mid + ops + setup + tr_cost + researcher * wall_hours
+
+    return decision
