@@ -190,9 +190,196 @@ def _rows_fast(raw: bytes) -> _Rows | None:
     """Every row as (time in Unix seconds, GPU code into the names, names, gpus), or None when the
     careful path must decide.
 
-    numpy only (polars' import alone costs more than parsing a year of hours): the body is split into
-    fields once, the numbers are converted by numpy, and each distinct time and GPU name is parsed
-    once (an hourly file repeats each time once per GPU type), with the careful path's own rules."""
+    The common file is read as bytes (`_rows_bytes`); anything it declines is split as text
+    (`_rows_split`). Both give the careful path's answer on the files they accept."""
+    rows = _rows_bytes(raw)
+    return rows if rows is not None else _rows_split(raw)
+
+
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the low n bytes of a word
+_POW10 = np.array([10.0**i for i in range(23)])  # exact in binary64
+_DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+def _rows_bytes(raw: bytes) -> _Rows | None:
+    """The common file, read as bytes by numpy with no Python object per row: ASCII, no quotes or
+    blank lines, every time `YYYY-MM-DDTHH:MM:SS` (a `Z` or not, one form for the file), GPU names of
+    at most 16 bytes with nothing to strip, and plain decimal numbers (`4`, `2.5`, `1e-05`). None for
+    anything else.
+
+    Each field is located from the positions of the commas and newlines; a time is computed from its
+    digits (days from the civil date, as numpy's datetime64 does), a number from its digits exactly
+    (an integer below 2**53 times or divided by an exact power of ten: one correctly rounded
+    operation, as Python's float() rounds), a name compared as two 8-byte words."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.isascii() or b"\0" in raw or b'"' in raw:
+        return None
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+        if b"\r" in raw:
+            return None
+    head, _, body = raw.partition(b"\n")
+    cols = [c.strip().lower() for c in head.decode("ascii").split(",")]
+    if any(c not in cols for c in ("time", "gpu", "gpus")) or len(set(cols)) != len(cols):
+        return None
+    body = body.rstrip(b"\n")
+    if not body:
+        return None
+    ncol = len(cols)
+    size = len(body) + 1
+    data = body + b"\n" + bytes(32)  # the padding keeps reads past the last field (8 or 24 bytes) inside
+    buf = np.frombuffer(data, dtype=np.uint8)
+    flat = np.flatnonzero((buf[:size] == 44) | (buf[:size] == 10))
+    if len(flat) % ncol:
+        return None
+    n = len(flat) // ncol
+    seps = flat.reshape(n, ncol)  # each field ends at its comma or newline
+    if not (buf[seps[:, -1]] == 10).all() or not (buf[seps[:, :-1]] == 44).all():
+        return None  # a blank line, or a line with another number of fields
+    first = np.empty(n * ncol, dtype=np.int64)
+    first[0] = 0
+    first[1:] = flat[:-1] + 1
+    starts = first.reshape(n, ncol)
+    it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
+    when_s = _iso_seconds(buf, starts[:, it], seps[:, it])
+    if when_s is None:
+        return None
+    gpus = _decimals(buf, starts[:, ig2], seps[:, ig2])
+    if gpus is None:
+        return None
+    named = _name_codes(data, buf, starts[:, ig], seps[:, ig])
+    if named is None:
+        return None
+    return when_s, named[0], named[1], gpus
+
+
+def _iso_seconds(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """Unix seconds of `YYYY-MM-DDTHH:MM:SS[Z]` fields (all of one length), as `_times_fast` gives them
+    (microseconds / 1e6); None when any field is another form or out of range."""
+    length = int(end[0] - start[0])
+    if length not in (19, 20) or not (end - start == length).all():
+        return None
+    for j, ch in ((4, b"-"), (7, b"-"), (10, b"T"), (13, b":"), (16, b":"), (19, b"Z"))[: 6 if length == 20 else 5]:
+        if not (buf[start + j] == ord(ch)).all():
+            return None
+
+    def num(*pos: int) -> np.ndarray | None:
+        value = np.zeros(len(start), dtype=np.int64)
+        for j in pos:
+            d = buf[start + j] - np.uint8(48)
+            if not (d <= 9).all():
+                return None
+            value = value * 10 + d
+        return value
+
+    parts = [num(0, 1, 2, 3), num(5, 6), num(8, 9), num(11, 12), num(14, 15), num(17, 18)]
+    if any(p is None for p in parts):
+        return None
+    year, month, day, hour, minute, sec = (p for p in parts if p is not None)
+    if not ((year >= 1).all() and (month >= 1).all() and (month <= 12).all() and (day >= 1).all()
+            and (hour <= 23).all() and (minute <= 59).all() and (sec <= 59).all()):
+        return None
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    if not (day <= _DAYS_IN_MONTH[month] + (leap & (month == 2))).all():
+        return None
+    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * np.where(month > 2, month - 3, month + 9) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    secs = days * 86400 + hour * 3600 + minute * 60 + sec
+    return (secs * 1_000_000) / 1e6
+
+
+def _decimals(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """float() of fields like `4`, `2.5`, `.5`, `1e-05`, exactly; None when any field is another form
+    (a sign, a space, more than 18 digits) or needs more than one rounding."""
+    length = end - start
+    width = int(length.max())
+    if width > 24 or not (length >= 1).all():
+        return None
+    n = len(start)
+    mant = np.zeros(n, dtype=np.int64)
+    ndig = np.zeros(n, dtype=np.int64)
+    frac = np.zeros(n, dtype=np.int64)
+    exp = np.zeros(n, dtype=np.int64)
+    edig = np.zeros(n, dtype=np.int64)
+    eneg = np.zeros(n, dtype=bool)
+    phase = np.zeros(n, dtype=np.int8)  # 0 integer part, 1 after the point, 2 after e, 3 after e's sign or digit
+    bad = np.zeros(n, dtype=bool)
+    for j in range(width):
+        act = length > j
+        b = buf[start + j]
+        d = b - np.uint8(48)
+        digit = act & (d <= 9)
+        in_mant = phase <= 1
+        take = digit & in_mant
+        mant = np.where(take, mant * 10 + d, mant)
+        ndig += take
+        frac += take & (phase == 1)
+        point = act & (b == 46) & (phase == 0)
+        e = act & ((b | 32) == 101) & in_mant
+        sign = act & ((b == 43) | (b == 45)) & (phase == 2)
+        etake = digit & (phase >= 2)
+        exp = np.where(etake, exp * 10 + d, exp)
+        edig += etake
+        eneg |= sign & (b == 45)
+        bad |= act & ~(take | point | e | sign | etake)
+        phase = np.where(point, 1, np.where(e, 2, np.where(sign | etake, 3, phase))).astype(np.int8)
+    bad |= (ndig == 0) | (ndig > 18) | ((phase >= 2) & (edig == 0)) | (edig > 3)
+    if bad.any() or not (mant <= 2**53).all():
+        return None
+    power = np.where(eneg, -exp, exp) - frac
+    if not (np.abs(power) <= 22).all():
+        return None
+    scale = _POW10[np.abs(power)]
+    m = mant.astype(np.float64)
+    return np.where(power >= 0, m * scale, m / scale)
+
+
+def _name_codes(data: bytes, buf: np.ndarray, start: np.ndarray,
+                end: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
+    """Each row's GPU name as a code into the names in order of first appearance; None for a name
+    longer than 16 bytes or with anything `str.strip` would remove, or for more than 64 names."""
+    length = end - start
+    if not ((length >= 1) & (length <= 16)).all() or not ((buf[start] > 32) & (buf[end - 1] > 32)).all():
+        return None
+    # the field's bytes as two little-endian words (an unaligned 8-byte read at every offset)
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    k1 = words[start] & _LOW_BYTES[np.minimum(length, 8)]
+    k2 = words[start + 8] & _LOW_BYTES[np.clip(length - 8, 0, 8)]
+    runs = np.flatnonzero((k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])) + 1
+    firsts: list[int] = []
+    if len(runs) < 4096:  # rows grouped by GPU: one name per run
+        seen: dict[tuple[int, int], int] = {}
+        heads = [0, *runs.tolist()]
+        run_code = []
+        for i in heads:
+            key = (int(k1[i]), int(k2[i]))
+            if key not in seen:
+                seen[key] = len(seen)
+                firsts.append(i)
+            run_code.append(seen[key])
+        code = np.repeat(np.array(run_code, dtype=np.int64), np.diff([*heads, len(start)]))
+    else:  # interleaved (hour by hour): one pass per name
+        code = np.full(len(start), -1, dtype=np.int64)
+        while True:
+            i = int(np.argmax(code < 0))
+            if code[i] >= 0:
+                break
+            if len(firsts) == 64:
+                return None
+            code[(k1 == k1[i]) & (k2 == k2[i])] = len(firsts)
+            firsts.append(i)
+    return code, [data[start[i]:end[i]].decode("ascii") for i in firsts]
+
+
+def _rows_split(raw: bytes) -> _Rows | None:
+    """`_rows_fast` for the files `_rows_bytes` declines: the body is split into fields once as
+    text, the numbers are converted by numpy, and each distinct time and GPU name is parsed once (an
+    hourly file repeats each time once per GPU type), with the careful path's own rules."""
     try:
         text = raw.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
