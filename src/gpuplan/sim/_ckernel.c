@@ -857,20 +857,34 @@ static double select_kth(double *a, Py_ssize_t n, Py_ssize_t k) {
     return a[k];
 }
 
-/* np.percentile(a, q) with the default (linear) method, a without NaN; a is reordered. */
-static double percentile(double *a, Py_ssize_t n, double q) {
-    double v = (double)(n - 1) * (q / 100.0);
-    double prev_i = floor(v);
-    double lo, hi;
-    if (v >= (double)(n - 1)) {
-        lo = hi = select_kth(a, n, n - 1);
-        prev_i = -1; /* numpy's index for "the last": gamma becomes v + 1 */
-    } else {
-        lo = select_kth(a, n, (Py_ssize_t)prev_i);
-        hi = select_kth(a, n, (Py_ssize_t)prev_i + 1);
+/* np.percentile(a, q) with the default (linear) method for each q of qs (ascending), a without NaN.
+ * a is reordered: the order statistics are selected left to right, each in the part of a to the
+ * right of the one before (quickselect leaves everything there >= it). */
+static void percentiles(double *a, Py_ssize_t n, const double *qs, int nq, double *out) {
+    Py_ssize_t base = 0;
+    for (int j = 0; j < nq; j++) {
+        double v = (double)(n - 1) * (qs[j] / 100.0);
+        double prev_i = floor(v);
+        Py_ssize_t pos[2];
+        if (v >= (double)(n - 1)) { /* numpy's index -1, "the last": both ends, and gamma = v + 1 */
+            pos[0] = pos[1] = n - 1;
+            prev_i = -1;
+        } else {
+            pos[0] = (Py_ssize_t)floor(v);
+            pos[1] = pos[0] + 1;
+        }
+        double ends[2];
+        for (int e = 0; e < 2; e++) {
+            if (pos[e] < base) { /* selected before (by the previous q): already in its place */
+                ends[e] = a[pos[e]];
+                continue;
+            }
+            ends[e] = select_kth(a + base, n - base, pos[e] - base);
+            base = pos[e] + 1;
+        }
+        double t = v - prev_i, diff = ends[1] - ends[0];
+        out[j] = t >= 0.5 ? ends[1] - diff * (1 - t) : ends[0] + diff * t;
     }
-    double t = v - prev_i, diff = hi - lo;
-    return t >= 0.5 ? hi - diff * (1 - t) : lo + diff * t;
 }
 
 PyDoc_STRVAR(summarize_doc,
@@ -929,8 +943,10 @@ static PyObject *py_summarize(PyObject *Py_UNUSED(self), PyObject *args) {
         if (s[i] < smin) smin = s[i];
     }
     double mean = np_sum(wait, n) / (double)n;
-    double p50 = percentile(wait, n, 50.0);
-    double p95 = percentile(wait, n, 95.0);
+    const double qs[2] = {50.0, 95.0};
+    double pct[2];
+    percentiles(wait, n, qs, 2, pct);
+    double p50 = pct[0], p95 = pct[1];
     result = Py_BuildValue("(Lddddddddd)", burst_jobs, total_h, reserved_h, burst_h, mean, p50, p95, wmax,
                            (end_max - smin) / 3600.0, (cal_max - smin) / 3600.0);
 done:
