@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-if TYPE_CHECKING:
-    from rich.console import Console
+from gpuplan.cli.term import PIPED_WIDTH as PIPED_WIDTH  # where the commands found them
+from gpuplan.cli.term import console as console
 
 
 class OutputFormat(str, Enum):
@@ -50,22 +50,6 @@ CatalogOpt = Annotated[
 
 
 def write_json(data: Any) -> None:
-    import json
+    from gpuplan.render.json_text import dumps_indented  # json.dumps(indent=2)'s text, byte for byte, faster
 
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-PIPED_WIDTH = 100
-"""Columns when stdout is not a terminal and COLUMNS is not set (a file or a pipe has no width)."""
-
-
-def console() -> Console:
-    """stdout's console: the terminal's width, else COLUMNS, else 100 columns when piped."""
-    import os
-
-    from rich.console import Console
-
-    width = None
-    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
-        width = PIPED_WIDTH
-    return Console(highlight=False, soft_wrap=False, width=width)
+    sys.stdout.write(dumps_indented(data) + "\n")

@@ -1,0 +1,81 @@
+"""`render.json_text.dumps_indented` must write exactly what `json.dumps(..., ensure_ascii=False,
+indent=2)` writes (it is what `-o json` printed before), for any data."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuplan import api
+from gpuplan.render.json_text import dumps_indented
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def std(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+class Colour(enum.IntEnum):
+    RED = 1
+
+
+class Name(str):
+    pass
+
+
+class Big(float):
+    pass
+
+
+SCALARS: list[Any] = [
+    0, -1, 10**30, -(10**40), True, False, None, 0.0, -0.0, 1.5, 0.1, 1e-05, 0.0001, 1e16, 1.5e16, 1e21, 5e-324,
+    1.7976931348623157e308, math.nan, math.inf, -math.inf, "", "plain", 'quote " and \\ backslash',
+    "ctrl \x00\x01\x1f\x7f \n\r\t\b\f", "中文 → é \u2028 \U0001f600", Colour.RED, Name("sub"), Big(2.5),
+]
+
+
+def random_data(rng: random.Random, depth: int = 0) -> Any:
+    r = rng.random()
+    if depth > 5 or r < 0.45:
+        return rng.choice(SCALARS + [rng.uniform(-1e6, 1e6), rng.randint(-5, 5), round(rng.uniform(0, 1e5), 2)])
+    if r < 0.7:
+        items = [random_data(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+        return tuple(items) if rng.random() < 0.1 else items
+    keys = ["a", "b c", "é", "", "x\n", "total", "\"q\""]
+    return {rng.choice(keys) + str(i): random_data(rng, depth + 1) for i in range(rng.randint(0, 5))}
+
+
+def test_scalars_and_empty_containers() -> None:
+    for value in [*SCALARS, [], {}, [[]], {"a": {}}, [{}], ([], ()), {"a": [[], {}]}]:
+        assert dumps_indented(value) == std(value)
+
+
+def test_random_nested_data() -> None:
+    rng = random.Random(15)
+    for _ in range(2000):
+        data = random_data(rng)
+        assert dumps_indented(data) == std(data)
+
+
+def test_what_json_does_its_own_way_is_left_to_json() -> None:
+    data = {1: "int key", 2.5: [True], None: {}, False: 0, "s": {3: [1]}}
+    assert dumps_indented(data) == std(data)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps_indented({"a": [object()]})
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps_indented(loop)
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.yaml")), ids=lambda p: p.stem)
+def test_compare_documents(example: Path) -> None:
+    data = api.compare(example).document_data("zh", explain=True)
+    assert dumps_indented(data) == std(data)
