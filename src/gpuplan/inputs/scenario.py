@@ -187,7 +187,15 @@ def _line_index(root: Any) -> dict[tuple[Any, ...], int]:
 class _Locator:
     def __init__(self, file: str, root: Any = None) -> None:
         self.file = file
-        self.lines = _line_index(root)
+        self._root = root
+        self._lines: dict[tuple[Any, ...], int] | None = None
+
+    @property
+    def lines(self) -> dict[tuple[Any, ...], int]:
+        """Each YAML path's line, indexed when an error first asks (a good file never does)."""
+        if self._lines is None:
+            self._lines = _line_index(self._root)
+        return self._lines
 
     def line(self, loc: tuple[Any, ...]) -> int | None:
         loc = tuple(loc)
