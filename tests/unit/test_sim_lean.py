@@ -34,9 +34,9 @@ def full_json(*args: object, **kw: object) -> str:
 
 
 def lean_json(*args: object, **kw: object) -> str:
-    doc = lean.simulate_text(*args, **kw)  # type: ignore[arg-type]
-    assert doc is not None, "the lean path stepped aside"
-    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    got = lean.simulate_text(*args, **kw)  # type: ignore[arg-type]
+    assert got is not None, "the lean path stepped aside"
+    return json.dumps(got[0], ensure_ascii=False, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------- the C helpers, bit for bit
@@ -178,8 +178,9 @@ def run_main(args: list[str]) -> tuple[int, str]:
     (["t.csv", "-r", "8", "-o", "json"], True),
     (["--reserved=0:8:4", "t.csv", "--output=json", "-w", "2h", "--lang", "zh"], True),
     (["t.csv", "-r", "8", "-o", "json", "--max-wait", "p95=1h", "--max-wait", "max=1d"], True),
-    (["t.csv", "-r", "8"], False),  # the table: the full command renders it
-    (["t.csv", "-r", "8", "-o", "markdown"], False),
+    (["t.csv", "-r", "8"], True),  # the table
+    (["t.csv", "-r", "8", "-o", "markdown", "--lang", "zh"], True),
+    (["t.csv", "-r", "8", "--html", "r.html"], False),
     (["t.csv", "-r8", "-o", "json"], False),  # click's glued short option: not this parser's
     (["t.csv", "-r", "8", "-r", "16", "-o", "json"], False),
     (["t.csv", "-r", "8", "-o", "json", "--scenario", "s.yaml"], False),
@@ -201,6 +202,44 @@ def test_the_command_prints_the_full_commands_bytes(tmp_path: Path) -> None:
     assert out == full_json(p, "0:4:2", wait="30m")
 
 
+def full_command(args: list[str]) -> str:
+    """What the typer command prints, the lean path bypassed."""
+    from gpuplan.cli import load_app
+
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        load_app(args)(args=args, prog_name="gpuplan", standalone_mode=False)
+    return buf.getvalue()
+
+
+def test_the_heading_is_the_full_commands(tmp_path: Path) -> None:
+    p = write(tmp_path / "openb.csv", OPENB_ROWS)
+    got = lean.simulate_text(p, "4", "90m", packing="node", gpus_per_node=2)
+    full = api.simulate(p, "4", wait="90m", packing="node", gpus_per_node=2)
+    assert got is not None
+    heading = got[1]
+    meta = full.meta()
+    assert (heading["format"], heading["records"], heading["gpu_hours"], heading["wait_hours"],
+            heading["gpus_per_node"]) == (meta["format"], meta["records"], meta["gpu_hours"], full.wait_hours,
+                                          meta["gpus_per_node"])
+
+
+@pytest.mark.parametrize("tail", [
+    [],
+    ["-o", "markdown"],
+    ["--lang", "zh", "--packing", "node", "--gpus-per-node", "2", "-w", "inf"],
+    ["-o", "markdown", "--lang", "zh", "--max-wait", "p95=1h"],
+])
+def test_tables_and_markdown_are_the_full_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tail: list[str]) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    p = write(tmp_path / "openb.csv", OPENB_ROWS)
+    args = ["simulate", str(p), "-r", "0:4:2", *tail]
+    code, out = run_main(args)
+    assert code == 0 and parse(args[1:]) is not None
+    assert out == full_command(args)
+
+
 def test_bad_input_gets_the_full_commands_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = write(tmp_path / "bad.csv", "submit_time,duration,gpus\n1,-5,1\n")
     assert run_simulate([str(p), "-r", "8", "-o", "json"]) is None
@@ -209,11 +248,12 @@ def test_bad_input_gets_the_full_commands_error(tmp_path: Path, capsys: pytest.C
     assert "bad.csv:2: duration: negative duration" in err
 
 
-def test_a_plain_json_replay_loads_neither_numpy_nor_typer(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("output", "loaded"), [("json", "[]"), ("table", "['rich']")])
+def test_a_plain_replay_loads_neither_numpy_nor_typer(tmp_path: Path, output: str, loaded: str) -> None:
     p = write(tmp_path / "openb.csv", OPENB_ROWS)
     code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rc = main(['simulate', {str(p)!r}, '-r', '4', '-o', 'json'])\n"
+            f"    rc = main(['simulate', {str(p)!r}, '-r', '4', '-o', {output!r}])\n"
             "print(rc, sorted(m for m in ('numpy', 'typer', 'pydantic', 'polars', 'rich') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["0", "[]"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split(" ", 1) == ["0", loaded + "\n"]

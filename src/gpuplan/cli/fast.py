@@ -1,12 +1,13 @@
-"""`gpuplan simulate TRACE -r R ... -o json` without typer, pydantic or numpy.
+"""`gpuplan simulate TRACE -r R ...` without typer, pydantic or numpy.
 
 The full command line (typer, then `api.simulate`) costs about 0.3 s of imports before the first
 job is read; a replay of a few thousand jobs then takes milliseconds. `main` offers each
 `simulate` command line here first. A line this parser fully understands (the options below, each
-once, `--opt value`, `--opt=value` or `-x value`) with `-o json` and no scenario runs the lean
-replay (`gpuplan.sim.lean`); anything else -- help, another option or output, a scenario, a
+once, `--opt value`, `--opt=value` or `-x value`) without a scenario runs the lean replay
+(`gpuplan.sim.lean`) and prints the same table, markdown or JSON as the full command (the table
+and markdown through the same renderers); anything else -- help, another option, a scenario, a
 misspelt value, bad input of any kind -- returns None and the full command runs, which gives the
-same document or the one error message the user would see anyway.
+same output or the one error message the user would see anyway.
 
 It calls its engine directly rather than through `gpuplan.api`: importing the api's dataclasses
 would cost more than the replay it serves.
@@ -15,8 +16,10 @@ would cost more than the replay it serves.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
-from gpuplan.constants import PACKINGS, QUEUEINGS
+from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
 
 # option -> (field, values it may take; None: any)
 _OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
@@ -29,15 +32,15 @@ _OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "--gpus-per-node": ("gpus_per_node", None),
     "--trace-format": ("trace_format", ("auto", "generic", "alibaba-2023", "tiresias")),
     "--max-wait": ("max_wait", None),
-    "--output": ("output", ("json",)),
-    "-o": ("output", ("json",)),
-    "--lang": ("lang", ("en", "zh")),  # the JSON is the same in both languages
+    "--output": ("output", ("table", "json", "markdown")),
+    "-o": ("output", ("table", "json", "markdown")),
+    "--lang": ("lang", ("en", "zh")),
 }
 _REPEATABLE = {"max_wait"}
 
 
 def parse(args: list[str]) -> dict[str, str | list[str]] | None:
-    """The options of a plain `simulate -o json` line, or None when the full parser must read it."""
+    """The options of a plain `simulate` line, or None when the full parser must read it."""
     out: dict[str, str | list[str]] = {}
     i = 0
     while i < len(args):
@@ -71,7 +74,7 @@ def parse(args: list[str]) -> dict[str, str | list[str]] | None:
             return None
         else:
             out[field] = value
-    if "trace" not in out or "reserved" not in out or out.get("output") != "json":
+    if "trace" not in out or "reserved" not in out:
         return None
     return out
 
@@ -84,20 +87,48 @@ def run_simulate(args: list[str]) -> int | None:
     from gpuplan.errors import GpuplanError
 
     try:
-        doc = _document(opts)
+        got = _replay(opts)
     except (GpuplanError, OSError, ValueError):
         return None  # the full command says what is wrong, in its words
-    if doc is None:
+    if got is None:
         return None
-    import json
+    doc, trace = got
+    output, lang = opts.get("output", "table"), str(opts.get("lang", "en"))
+    if output == "json":
+        import json
 
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    from gpuplan.inputs.units import format_duration
+    from gpuplan.sim.render import render_markdown, render_table
+
+    wait_hours = float(trace["wait_hours"])
+    packing, gpn = str(opts.get("packing", "gpu")), int(trace["gpus_per_node"])
+    meta = {  # what api.SimulateResult.meta() says, unpriced
+        "trace": str(Path(str(opts["trace"]))),
+        "format": trace["format"],
+        "records": trace["records"],
+        "gpu_hours": trace["gpu_hours"],
+        "wait": format_duration(wait_hours) if wait_hours else "0",
+        "queueing": str(opts.get("queueing", DEFAULT_QUEUEING)),
+        "packing": packing if packing == "gpu" else f"node ({gpn} GPUs)",
+        "packing_mode": packing,
+        "gpus_per_node": gpn,
+        "prices": None,
+    }
+    if output == "markdown":
+        sys.stdout.write(render_markdown(meta, doc, lang))
+        return 0
+    from gpuplan.cli.term import console
+
+    out = console()
+    for item in render_table(meta, doc, lang, width=out.width):
+        out.print(item)
     return 0
 
 
-def _document(opts: dict[str, str | list[str]]) -> dict[str, object] | None:
-    from gpuplan.cli.progress import simulate_progress
-    from gpuplan.constants import DEFAULT_QUEUEING
+def _replay(opts: dict[str, str | list[str]]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    from gpuplan.cli.term import simulate_progress
     from gpuplan.sim.lean import simulate_text
 
     def one(field: str, default: str) -> str:
@@ -106,14 +137,14 @@ def _document(opts: dict[str, str | list[str]]) -> dict[str, object] | None:
         return value
 
     max_wait = opts.get("max_wait")
-    gpn = opts.get("gpus_per_node")
+    gpn = int(str(opts["gpus_per_node"])) if "gpus_per_node" in opts else 8
     return simulate_text(
         one("trace", ""),
         one("reserved", ""),
         one("wait", "0"),
         queueing=one("queueing", DEFAULT_QUEUEING),
         packing=one("packing", "gpu"),
-        gpus_per_node=int(gpn) if isinstance(gpn, str) else 8,
+        gpus_per_node=gpn,
         trace_format=one("trace_format", "auto"),
         max_wait=list(max_wait) if isinstance(max_wait, list) else None,
         progress=simulate_progress(one("lang", "en")),

@@ -20,7 +20,7 @@ from gpuplan.cli.common import (
     console,
     write_json,
 )
-from gpuplan.cli.progress import simulate_progress
+from gpuplan.cli.term import simulate_progress
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
 

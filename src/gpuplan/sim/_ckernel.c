@@ -673,7 +673,7 @@ static void release_buffers(Py_buffer *bufs, Py_ssize_t count) {
 }
 
 PyDoc_STRVAR(select_jobs_doc,
-             "select_jobs(kind, columns) -> (submit, duration, gpus, skipped counts) or None\n\n"
+             "select_jobs(kind, columns) -> (submit, duration, gpus, skipped counts, gpu_hours) or None\n\n"
              "The jobs of a trace's float64 columns (NaN where empty) by the reader's rules, in file order.\n"
              "kind 0 (generic, tiresias): columns submit, duration, gpus; skipped (no_gpu, non_positive_duration).\n"
              "kind 1 (alibaba-2023 openb): num_gpu, gpu_milli, creation_time, deletion_time, scheduled_time;\n"
@@ -746,12 +746,21 @@ static PyObject *py_select_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
         result = Py_NewRef(Py_None);
         goto done;
     }
+    /* Trace.gpu_hours: np.sum(gpus * duration) / 3600.0, in file order */
+    double *gd = malloc((size_t)(kept ? kept : 1) * sizeof(double));
+    if (!gd) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < kept; i++) gd[i] = G[i] * D[i];
+    double gpu_hours = np_sum(gd, kept) / 3600.0;
+    free(gd);
     Py_ssize_t bytes = kept * (Py_ssize_t)sizeof(double);
     if (PyByteArray_Resize(os, bytes) || PyByteArray_Resize(od, bytes) || PyByteArray_Resize(og, bytes)) goto done;
     if (kind == 0)
-        result = Py_BuildValue("(OOO(LL))", os, od, og, counts[0], counts[1]);
+        result = Py_BuildValue("(OOO(LL)d)", os, od, og, counts[0], counts[1], gpu_hours);
     else
-        result = Py_BuildValue("(OOO(LLLL))", os, od, og, counts[0], counts[1], counts[2], counts[3]);
+        result = Py_BuildValue("(OOO(LLLL)d)", os, od, og, counts[0], counts[1], counts[2], counts[3], gpu_hours);
 done:
     Py_XDECREF(os);
     Py_XDECREF(od);

@@ -10,6 +10,7 @@ floating-point operations of the numpy path:
     -> replay (the compiled loop)   -> summarize (replay.summarize's numbers, numpy's summation)
 
 `simulate_document` returns the same `gpuplan.simulate/1` document as `api.simulate(...).to_json()`
+and the trace's heading as `.meta()` has it
 (tests/unit/test_sim_lean.py compares them on the shared trace), or None whenever this path cannot
 say the same: no C extension, another format, text the C reader refuses, a value the readers
 refuse, no usable job, more rows than the limit. The caller then runs the full command, which
@@ -56,7 +57,7 @@ def simulate_text(
     trace_format: str = "auto",
     max_wait: list[str] | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """`simulate_document` for the options as typed (`-r 0:64:8`, `-w 2h`, `--max-wait p95=2h`), checked
     against the same limits as `api.simulate`; bad values raise its `GpuplanError`s."""
     from gpuplan.inputs.units import parse_duration
@@ -84,8 +85,11 @@ def simulate_document(
     trace_format: str = "auto",
     max_wait: dict[str, float] | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any] | None:
-    """The unpriced `simulate -o json` document for `levels`, or None when only the full path can answer."""
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The unpriced `simulate -o json` document for `levels` and what the table's heading says of the
+    trace and the replay (`format`, `records` read, `gpu_hours` of the jobs kept, `wait_hours`,
+    `gpus_per_node`), or None when only the full path
+    can answer."""
     try:
         from gpuplan.sim import _ckernel as k
     except ImportError:
@@ -111,7 +115,7 @@ def simulate_document(
     selected = k.select_jobs(kind, got[1])
     if selected is None:
         return None
-    submit, duration, gpus, counts = selected
+    submit, duration, gpus, counts, gpu_hours = selected
     n = len(submit) // 8
     if n == 0:
         return None
@@ -140,7 +144,7 @@ def simulate_document(
 
     budget = dict(max_wait or {})
     rec = recommend(runs, budget, 0.0, 30.0)
-    return {
+    doc = {
         "schema": SCHEMA,
         "max_wait_hours": budget,
         "researcher_hour_cost": None,
@@ -149,6 +153,9 @@ def simulate_document(
         "no_recommendation": rec.get("no_recommendation"),
         "cheapest": rec.get("cheapest"),
     }
+    heading = {"format": fmt, "records": got[0], "gpu_hours": gpu_hours, "wait_hours": wait_hours,
+               "gpus_per_node": gpus_per_node}
+    return doc, heading
 
 
 def _run(reserved: int, jobs: int, skipped: dict[str, int], s: tuple[Any, ...]) -> dict[str, Any]:

@@ -1,9 +1,29 @@
-"""Progress on stderr for long commands (rich, imported only when a bar is shown). No typer here:
-the lean `simulate` path (`cli.fast`) uses it too."""
+"""The terminal: stdout's console and a progress bar on stderr for long commands. rich is imported
+only when used, and typer not at all: the lean `simulate` path (`cli.fast`) uses these too."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+PIPED_WIDTH = 100
+"""Columns when stdout is not a terminal and COLUMNS is not set (a file or a pipe has no width)."""
+
+
+def console() -> Console:
+    """stdout's console: the terminal's width, else COLUMNS, else 100 columns when piped."""
+    import os
+
+    from rich.console import Console
+
+    width = None
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        width = PIPED_WIDTH
+    return Console(highlight=False, soft_wrap=False, width=width)
 
 ProgressCb = Callable[[int, int], None]
 
@@ -12,8 +32,6 @@ def simulate_progress(lang: str) -> Callable[[Sequence[int], int], tuple[Progres
     """A rich progress bar on stderr for long runs; nothing when stderr is not a terminal."""
 
     def start(levels: Sequence[int], jobs: int) -> tuple[ProgressCb | None, Callable[[], None]]:
-        import sys
-
         steps = len(levels)
         if not sys.stderr.isatty() or steps * jobs < 200_000:
             return None, lambda: None
