@@ -21,7 +21,8 @@ def generated(n: int, seed: int) -> str:
     """A scenario with every kind, requirement and schedule shape, and a node-leased offer."""
     rng = random.Random(seed)
     lines = [
-        "version: 1", "currency: CNY", "days_per_month: 30", "team: {engineer_hour_cost: 150, researcher_hour_cost: 40}",
+        "version: 1", "currency: CNY", "days_per_month: 30",
+        "team: {engineer_hour_cost: 150, researcher_hour_cost: 40}",
         "offers:",
         "  - {id: bm, gpu: ascend-910b, mode: bare-metal, price: {amount: [180, 260], per: gpu-day}, min_term: 30d}",
         "  - {id: ct, gpu: ascend-910b, mode: container, price: {amount: [8, 12], per: gpu-hour}}",
@@ -61,3 +62,22 @@ def test_document_data_on_generated_scenarios(seed: int) -> None:
     as_int = dataclasses.replace(result, scenario=dataclasses.replace(result.scenario, days_per_month=30))
     _same(as_int, "en", False)
     assert '"days_per_month": 30.0' in json.dumps(as_int.document_data())
+
+
+def test_the_schema_name_is_the_contracts() -> None:
+    from gpuplan.contracts.compare import SCHEMA
+    from gpuplan.engines import compare_document
+
+    assert compare_document.SCHEMA == SCHEMA
+
+
+def test_compare_json_loads_no_contract_model() -> None:
+    """`compare -o json` prints the document's data: the contract's pydantic models stay unloaded."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from gpuplan.cli import main; main(['compare', sys.argv[1], '-o', 'json']); "
+            "print('gpuplan.contracts.compare' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT / "examples" / "seed-910b.yaml")],
+                         capture_output=True, text=True, check=True)
+    assert out.stderr.strip().endswith("False")

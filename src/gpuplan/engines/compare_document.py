@@ -8,13 +8,17 @@ dataclasses or computes a figure. `--explain` lines are written here too, from t
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpuplan.contracts.compare import SCHEMA
-from gpuplan.contracts.compare import CompareResult as CompareDoc
 from gpuplan.engines.advise import WorkloadAdvice
 from gpuplan.i18n import t
 from gpuplan.i18n.notes import note_text
+
+if TYPE_CHECKING:
+    from gpuplan.contracts.compare import CompareResult as CompareDoc
+
+# `gpuplan.contracts.compare.SCHEMA` (the contract's pydantic models load only when a document is validated)
+SCHEMA = "gpuplan.compare/1"
 
 
 def _r(x: float, nd: int = 2) -> float:
@@ -23,6 +27,8 @@ def _r(x: float, nd: int = 2) -> float:
 
 def compare_document(result: Any, lang: str = "en", explain: bool = False) -> CompareDoc:
     """`result`: an `api.CompareResult`. `explain` adds each option's formula lines (`--explain`)."""
+    from gpuplan.contracts.compare import CompareResult as CompareDoc
+
     return CompareDoc.model_validate(compare_data(result, lang, explain))
 
 
