@@ -257,3 +257,35 @@ def test_a_plain_replay_loads_neither_numpy_nor_typer(tmp_path: Path, output: st
             "print(rc, sorted(m for m in ('numpy', 'typer', 'pydantic', 'polars', 'rich') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split(" ", 1) == ["0", loaded + "\n"]
+
+
+# ---------------------------------------------------------------- the C reader
+
+_number = st.one_of(
+    st.integers(-10**18, 10**18).map(str),
+    st.integers(0, 999).map(lambda i: f"+{i}"),
+    st.floats(-1e12, 1e12, allow_nan=False).map(repr),
+    st.just(""),
+    st.just(" 42 "),
+)
+_text = st.text(st.characters(codec="ascii", exclude_characters=',"\r\n'), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_text, _number, _text, _number), min_size=1, max_size=60), st.booleans(),
+       st.booleans())
+def test_read_columns_reads_what_float_reads(tmp_path_factory: pytest.TempPathFactory,
+                                             rows: list[tuple[str, str, str, str]], crlf: bool,
+                                             last_newline: bool) -> None:
+    """The wanted columns as Python's float reads them (NaN where empty), whatever the other columns
+    hold; the eight-byte comma search never reads past a line."""
+    nl = "\r\n" if crlf else "\n"
+    body = nl.join(",".join(r) for r in rows) + (nl if last_newline else "")
+    p = tmp_path_factory.mktemp("csv") / "t.csv"
+    p.write_text(f"name,a,note,b{nl}{body}", newline="")
+    got = k.read_columns(str(p), ("a", "b"))
+    assert got is not None and got[0] == len(rows)
+    for col, idx in ((got[1][0], 1), (got[1][1], 3)):
+        want = [float(r[idx]) if r[idx].strip() else float("nan") for r in rows]
+        assert np.array_equal(np.frombuffer(col), np.array(want), equal_nan=True)
+        assert [np.signbit(x) for x in np.frombuffer(col)] == [np.signbit(x) for x in want]
