@@ -198,19 +198,51 @@ def _rows_fast(raw: bytes) -> _Rows | None:
 
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the low n bytes of a word
 _POW10 = np.array([10.0**i for i in range(23)])  # exact in binary64
-_DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+# years 1900-2199: whether each is a leap year, and days from 1970-01-01 to its 1 January
+_YEAR0 = 1900
+_LEAP = np.array([y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) for y in range(_YEAR0, 2200)], dtype=np.int64)
+_YEAR_DAYS = np.concatenate([[0], np.cumsum(365 + _LEAP)[:-1]]) - 25567  # 1900-01-01 is day -25567
+_MONTH_DAYS = np.array([[0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+                        [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]], dtype=np.int64)  # [leap, month]
+_BEFORE_MONTH = np.cumsum(_MONTH_DAYS, axis=1) - _MONTH_DAYS  # [leap, month]: days of the year before it
+
+
+def _lanes(byte: int, mask: int = (1 << 64) - 1) -> np.uint64:
+    """`byte` in every byte (lane) of a 64-bit word that `mask` keeps."""
+    return np.uint64((0x0101010101010101 * byte) & mask)
+
+
+def _layout_ok(x: np.ndarray, layout: str) -> bool:
+    """Whether every word `x` (its bytes ^ 0x30, first byte lowest) is `layout`: `d` a digit, any
+    other character itself."""
+    digits = other = expect = 0
+    for k, ch in enumerate(layout):
+        if ch == "d":
+            digits |= 0xFF << (8 * k)
+        else:
+            other |= 0xFF << (8 * k)
+            expect |= (ord(ch) ^ 0x30) << (8 * k)
+    if not ((x & np.uint64(other)) == np.uint64(expect)).all():
+        return False
+    # a digit lane holds 0-9: adding 0x76 leaves its high bit clear (ASCII lanes are below 0x80)
+    return not (((x & np.uint64(digits)) + _lanes(0x76, digits)) & _lanes(0x80, digits)).any()
+
+
+def _two_digits(x: np.ndarray, lane: int) -> np.ndarray:
+    v = (x >> np.uint64(8 * lane)).astype(np.int64)
+    return (v & 0xFF) * 10 + ((v >> 8) & 0xFF)
 
 
 def _rows_bytes(raw: bytes) -> _Rows | None:
     """The common file, read as bytes by numpy with no Python object per row: ASCII, no quotes or
-    blank lines, every time `YYYY-MM-DDTHH:MM:SS` (a `Z` or not, one form for the file), GPU names of
-    at most 16 bytes with nothing to strip, and plain decimal numbers (`4`, `2.5`, `1e-05`). None for
-    anything else.
+    blank lines, every time `YYYY-MM-DDTHH:MM:SS` (a `Z` or not, one form for the file, years
+    1900-2199), GPU names of at most 16 bytes with nothing to strip, and plain decimal numbers (`4`,
+    `2.5`, `1e-05`). None for anything else.
 
-    Each field is located from the positions of the commas and newlines; a time is computed from its
-    digits (days from the civil date, as numpy's datetime64 does), a number from its digits exactly
-    (an integer below 2**53 times or divided by an exact power of ten: one correctly rounded
-    operation, as Python's float() rounds), a name compared as two 8-byte words."""
+    Each field is located from the positions of the commas and newlines and read as 8-byte words: a
+    time from its digits (days from the civil date, as numpy's datetime64 counts them), a number
+    from its digits exactly (an integer of at most 2**53 times or divided by an exact power of ten:
+    one correctly rounded operation, as Python's float() rounds), a name as two words."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     if not raw.isascii() or b"\0" in raw or b'"' in raw:
@@ -242,55 +274,87 @@ def _rows_bytes(raw: bytes) -> _Rows | None:
     first[1:] = flat[:-1] + 1
     starts = first.reshape(n, ncol)
     it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
-    when_s = _iso_seconds(buf, starts[:, it], seps[:, it])
+    # the 8 bytes from every offset as a little-endian word (unaligned reads)
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    when_s = _iso_seconds(words, starts[:, it], seps[:, it])
     if when_s is None:
         return None
-    gpus = _decimals(buf, starts[:, ig2], seps[:, ig2])
-    if gpus is None:
-        return None
-    named = _name_codes(data, buf, starts[:, ig], seps[:, ig])
+    gpus, short = _short_decimals(words, starts[:, ig2], seps[:, ig2])
+    if not short.all():
+        rest = np.flatnonzero(~short)
+        other = _decimals(buf, starts[rest, ig2], seps[rest, ig2])
+        if other is None:
+            return None
+        gpus[rest] = other
+    named = _name_codes(data, words, buf, starts[:, ig], seps[:, ig])
     if named is None:
         return None
     return when_s, named[0], named[1], gpus
 
 
-def _iso_seconds(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
-    """Unix seconds of `YYYY-MM-DDTHH:MM:SS[Z]` fields (all of one length), as `_times_fast` gives them
-    (microseconds / 1e6); None when any field is another form or out of range."""
+def _iso_seconds(words: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """Unix seconds of `YYYY-MM-DDTHH:MM:SS[Z]` fields (all of one length, years 1900-2199), as
+    `_times_fast` gives them (microseconds / 1e6); None when any field is another form or out of range.
+
+    Each time is three 8-byte words; its digits and separators are checked and read a whole column
+    of words at a time."""
     length = int(end[0] - start[0])
     if length not in (19, 20) or not (end - start == length).all():
         return None
-    for j, ch in ((4, b"-"), (7, b"-"), (10, b"T"), (13, b":"), (16, b":"), (19, b"Z"))[: 6 if length == 20 else 5]:
-        if not (buf[start + j] == ord(ch)).all():
-            return None
+    x0 = words[start] ^ _lanes(0x30)  # YYYY-MM-
+    x1 = words[start + 8] ^ _lanes(0x30)  # DDTHH:MM
+    x2 = (words[start + 16] ^ _lanes(0x30)) & _LOW_BYTES[length - 16]  # :SS or :SSZ
+    heads = np.flatnonzero((x0[1:] != x0[:-1]) | (x1[1:] != x1[:-1]) | (x2[1:] != x2[:-1])) + 1
+    if 2 * len(heads) < len(start):  # hour by hour, one row per GPU type: each time once
+        first = np.concatenate([[0], heads])
+        once = _iso_words(x0[first], x1[first], x2[first], length)
+        return None if once is None else np.repeat(once, np.diff(np.append(first, len(start))))
+    return _iso_words(x0, x1, x2, length)
 
-    def num(*pos: int) -> np.ndarray | None:
-        value = np.zeros(len(start), dtype=np.int64)
-        for j in pos:
-            d = buf[start + j] - np.uint8(48)
-            if not (d <= 9).all():
-                return None
-            value = value * 10 + d
-        return value
 
-    parts = [num(0, 1, 2, 3), num(5, 6), num(8, 9), num(11, 12), num(14, 15), num(17, 18)]
-    if any(p is None for p in parts):
+def _iso_words(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray, length: int) -> np.ndarray | None:
+    if not (_layout_ok(x0, "dddd-dd-") and _layout_ok(x1, "ddTdd:dd")
+            and _layout_ok(x2, ":dd" if length == 19 else ":ddZ")):
         return None
-    year, month, day, hour, minute, sec = (p for p in parts if p is not None)
-    if not ((year >= 1).all() and (month >= 1).all() and (month <= 12).all() and (day >= 1).all()
-            and (hour <= 23).all() and (minute <= 59).all() and (sec <= 59).all()):
+    year = _two_digits(x0, 0) * 100 + _two_digits(x0, 2)
+    month, day = _two_digits(x0, 5), _two_digits(x1, 0)
+    hour, minute, sec = _two_digits(x1, 3), _two_digits(x1, 6), _two_digits(x2, 1)
+    if not (((year >= _YEAR0) & (year < _YEAR0 + len(_LEAP)) & (month >= 1) & (month <= 12)).all()):
         return None
-    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    if not (day <= _DAYS_IN_MONTH[month] + (leap & (month == 2))).all():
+    leap = _LEAP[year - _YEAR0]
+    if not ((day >= 1) & (day <= _MONTH_DAYS[leap, month]) & (hour <= 23) & (minute <= 59) & (sec <= 59)).all():
         return None
-    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
-    y = year - (month <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * np.where(month > 2, month - 3, month + 9) + 2) // 5 + day - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    days = _YEAR_DAYS[year - _YEAR0] + _BEFORE_MONTH[leap, month] + day - 1
     secs = days * 86400 + hour * 3600 + minute * 60 + sec
     return (secs * 1_000_000) / 1e6
+
+
+def _short_decimals(words: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """float() of fields of 1-8 bytes of digits with at most one point (`4`, `2.5`, `.5`, `5.`),
+    exactly, and which fields are of that form (the values of the others mean nothing).
+
+    A field is one word: its point is found and taken out, its digits summed in three multiplies
+    (pairs, fours, eights), and the integer divided by an exact power of ten: one rounding."""
+    length = end - start
+    low = _LOW_BYTES[np.clip(length, 0, 8)]
+    x = (words[start] ^ _lanes(0x30)) & low
+    high = _lanes(0x80) & low
+    other = (x + (_lanes(0x76) & low)) & high  # the high bit of each lane that is not a digit
+    y = x ^ (_lanes(0x1E) & low)  # 0 in the lane of a point ("." ^ 0x30)
+    point = ~((y + _lanes(0x7F)) | y) & high  # the high bit of the lane that is 0
+    ok = ((length >= 1) & (length <= 8) & (other == point) & ((point & (point - np.uint64(1))) == 0)
+          & ~((length == 1) & (point != 0)))
+    at = np.bitwise_count(point - np.uint64(1)).astype(np.int64) // 8  # the point's lane; 8: none
+    keep = _LOW_BYTES[at]
+    digits = (x & keep) | ((x >> np.uint64(8)) & ~keep)
+    has_point = at < 8
+    ndig = np.where(ok, length - has_point, 8).astype(np.uint64)
+    v = digits << (np.uint64(8) * (np.uint64(8) - ndig))  # right-aligned: leading zero digits
+    v = ((v & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
+    v = ((v & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
+    v = ((v & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
+    frac = np.where(ok & has_point, length - 1 - at, 0)
+    return v.astype(np.float64) / _POW10[frac], ok
 
 
 def _decimals(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
@@ -339,15 +403,13 @@ def _decimals(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     return np.where(power >= 0, m * scale, m / scale)
 
 
-def _name_codes(data: bytes, buf: np.ndarray, start: np.ndarray,
+def _name_codes(data: bytes, words: np.ndarray, buf: np.ndarray, start: np.ndarray,
                 end: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
     """Each row's GPU name as a code into the names in order of first appearance; None for a name
     longer than 16 bytes or with anything `str.strip` would remove, or for more than 64 names."""
     length = end - start
     if not ((length >= 1) & (length <= 16)).all() or not ((buf[start] > 32) & (buf[end - 1] > 32)).all():
         return None
-    # the field's bytes as two little-endian words (an unaligned 8-byte read at every offset)
-    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
     k1 = words[start] & _LOW_BYTES[np.minimum(length, 8)]
     k2 = words[start + 8] & _LOW_BYTES[np.clip(length - 8, 0, 8)]
     runs = np.flatnonzero((k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])) + 1
