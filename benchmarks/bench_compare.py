@@ -3,19 +3,24 @@
 Prints first, whole processes:
 - `python -c pass`, the floor any Python CLI pays;
 - `gpuplan --help`;
-- `gpuplan compare SCENARIO -o json` on generated scenarios of 10 and 5,000 workloads, against the
-  same command with the break-even searches the way they were before issue 15 (scipy's brentq on
-  the same grids, scipy imported), run as its own process in the same run (`--brentq`), and the ratio.
+- `gpuplan compare SCENARIO -o json` on generated scenarios of 10 and 5,000 workloads, against a
+  baseline run as its own process in the same run, and the ratio:
+  - `--baseline REV`: the same command from the source of git revision REV (its `src/` exported to a
+    temporary folder and put first on PYTHONPATH, same interpreter and dependencies), and whether
+    the two print the same bytes;
+  - without it: the same command with the break-even searches the way they were before issue 15
+    (scipy's brentq on the same grids, scipy imported; `--brentq`), and the values that differ.
 Then, labelled as such, in-process figures: printing the 5,000-workload JSON pretty (indent=2, what
-`-o json` writes) against compact.
+`-o json` wrote before issue 15) against gpuplan's own writer of the same text, and compact.
 Goals (issue 15): 10 workloads under 0.25 s and 5,000 under 1.5 s, whole process.
 
-    python benchmarks/bench_compare.py [--runs 5] [--workloads 10,5000]
+    python benchmarks/bench_compare.py [--runs 5] [--workloads 10,5000] [--baseline REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -105,12 +110,21 @@ def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
 CPU_S: dict[str, float] = {}
 
 
+def export_source(rev: str, into: Path) -> Path:
+    """`src/` of git revision `rev`, written under `into` (the repository itself is not touched)."""
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "src"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--brentq":
         sys.exit(brentq_main(sys.argv[2:]))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--workloads", default="10,5000")
+    ap.add_argument("--baseline", metavar="REV", help="git revision to measure against (default: brentq as before)")
     args = ap.parse_args()
     py = sys.executable
     runs = max(3, args.runs)
@@ -122,32 +136,72 @@ def main() -> None:
     goals = {10: 250, 5000: 1500}
     big_json = b""
     with tempfile.TemporaryDirectory() as tmp:
+        env = None
+        if args.baseline:
+            old_src = export_source(args.baseline, Path(tmp))
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(old_src),
+                                                                          os.environ.get("PYTHONPATH")]))}
+            label = f"{args.baseline[:12]:>12}"
+        else:
+            label = "brentq as before"
         for n in (int(x) for x in args.workloads.split(",")):
             path = Path(tmp) / f"w{n}.yaml"
             path.write_text(scenario(n))
-            ours, out = timed([py, "-m", "gpuplan", "compare", str(path), "-o", "json"], runs)
-            old, old_out = timed([py, __file__, "--brentq", "compare", str(path), "-o", "json"], runs)
+            ours_cmd = [py, "-m", "gpuplan", "compare", str(path), "-o", "json"]
+            old_cmd = ours_cmd if args.baseline else [py, __file__, "--brentq", "compare", str(path), "-o", "json"]
+            ours, old, ratio, out, old_out, cpu, old_cpu = paired(ours_cmd, old_cmd, runs, env)
             import json
 
-            diff = differences(json.loads(out), json.loads(old_out))
+            if args.baseline:
+                n_diff = differences(json.loads(out), json.loads(old_out))
+                same = "same bytes" if out == old_out else f"DIFFERENT output ({n_diff} values differ)"
+            else:
+                same = f"values that differ: {differences(json.loads(out), json.loads(old_out))}"
             goal = f"goal < {goals[n]} ms" if n in goals else ""
-            cpu = CPU_S[" ".join([py, "-m", "gpuplan", "compare", str(path), "-o", "json"])]
-            old_cpu = CPU_S[" ".join([py, __file__, "--brentq", "compare", str(path), "-o", "json"])]
-            print(f"  gpuplan compare, {n:>5} workloads     {ours * 1000:8.0f}   brentq as before {old * 1000:8.0f}"
-                  f"   ratio {old / ours:4.2f}x   (CPU {cpu * 1000:.0f} vs {old_cpu * 1000:.0f})"
-                  f"   values that differ: {diff}   {goal}")
+            print(f"  gpuplan compare, {n:>5} workloads     {ours * 1000:8.0f}   {label} {old * 1000:8.0f}"
+                  f"   ratio {ratio:4.2f}x   (CPU {cpu * 1000:.0f} vs {old_cpu * 1000:.0f})"
+                  f"   {same}   {goal}")
             big_json = out
     if big_json:
         import json
+
+        from gpuplan.render.json_text import dumps_indented
 
         data = json.loads(big_json)
         t0 = time.perf_counter()
         pretty = json.dumps(data, ensure_ascii=False, indent=2)
         t1 = time.perf_counter()
-        compact = json.dumps(data, ensure_ascii=False)
+        ours_text = dumps_indented(data)
         t2 = time.perf_counter()
-        print(f"\nin-process: the last JSON printed pretty (indent=2, as -o json does) {(t1 - t0) * 1000:.0f} ms, "
-              f"{len(pretty) / 1e6:.1f} MB; compact {(t2 - t1) * 1000:.0f} ms, {len(compact) / 1e6:.1f} MB")
+        compact = json.dumps(data, ensure_ascii=False)
+        t3 = time.perf_counter()
+        assert ours_text == pretty
+        print(f"\nin-process: the last JSON printed pretty (indent=2) by json.dumps {(t1 - t0) * 1000:.0f} ms, "
+              f"by gpuplan's writer (the same {len(pretty) / 1e6:.1f} MB) {(t2 - t1) * 1000:.0f} ms; "
+              f"compact {(t3 - t2) * 1000:.0f} ms, {len(compact) / 1e6:.1f} MB")
+
+
+def paired(a: list[str], b: list[str], runs: int, b_env: dict[str, str] | None
+           ) -> tuple[float, float, float, bytes, bytes, float, float]:
+    """A and B in turn (A B A B ...: a drift of the machine's speed hits both): median wall seconds,
+    the median of B/A pair by pair, the last outputs, median CPU seconds (user + system of each child)."""
+    walls: tuple[list[float], list[float]] = ([], [])
+    cpus: tuple[list[float], list[float]] = ([], [])
+    outs = [b"", b""]
+    for _ in range(runs):
+        for k, (cmd, env) in enumerate(((a, None), (b, b_env))):
+            with tempfile.TemporaryFile() as sink:  # a file, as `> out.json` (a pipe would time our reading)
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True, stdout=sink, env=env)
+                walls[k].append(time.perf_counter() - t0)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                sink.seek(0)
+                outs[k] = sink.read()
+            cpus[k].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    med = statistics.median
+    ratio = med(y / x for x, y in zip(walls[0], walls[1], strict=True))
+    return med(walls[0]), med(walls[1]), ratio, outs[0], outs[1], med(cpus[0]), med(cpus[1])
 
 
 if __name__ == "__main__":
