@@ -289,3 +289,16 @@ def test_read_columns_reads_what_float_reads(tmp_path_factory: pytest.TempPathFa
         want = [float(r[idx]) if r[idx].strip() else float("nan") for r in rows]
         assert np.array_equal(np.frombuffer(col), np.array(want), equal_nan=True)
         assert [np.signbit(x) for x in np.frombuffer(col)] == [np.signbit(x) for x in want]
+
+
+def test_past_the_row_limit_it_allocates_nothing_and_the_full_command_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuplan.sim import limits
+
+    p = write(tmp_path / "g.csv", "submit_time,duration,gpus\n" + "".join(f"{i},60,1\n" for i in range(5)))
+    assert k.read_columns(str(p), ("gpus",), 4) is None
+    assert k.read_columns(str(p), ("gpus",), 5) is not None
+    monkeypatch.setattr(limits, "MAX_TRACE_ROWS", 4)
+    assert lean.simulate_text(p, "8") is None
+    assert main(["simulate", str(p), "-r", "8", "-o", "json"]) == 2
+    assert "more than 4 rows" in capsys.readouterr().err

@@ -533,7 +533,9 @@ static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int n) {
 
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *path_obj, *names;
-    if (!PyArg_ParseTuple(args, "O&O!", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names)) return NULL;
+    long long max_rows = -1; /* more rows than this: None before any column is allocated */
+    if (!PyArg_ParseTuple(args, "O&O!|L", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows))
+        return NULL;
     PyObject *result = NULL, *arrays = NULL;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
@@ -623,6 +625,10 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         chunks[i].r0 = lines;
         lines += chunks[i].lines;
+    }
+    if (max_rows >= 0 && lines > max_rows) {
+        result = Py_NewRef(Py_None);
+        goto done;
     }
     arrays = PyList_New(nw);
     if (!arrays) goto done;
@@ -1005,7 +1011,8 @@ static PyMethodDef methods[] = {
     {"prepare", py_prepare, METH_VARARGS, prepare_doc},
     {"summarize", py_summarize, METH_VARARGS, summarize_doc},
     {"read_columns", py_read_columns, METH_VARARGS,
-     "read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None when the file is not plain"},
+     "read_columns(path, names, max_rows=-1) -> (rows, [bytearray of float64 per name]) or None when the file\n"
+     "is not plain or has more than max_rows rows (counted before anything is allocated)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -109,8 +109,8 @@ def simulate_document(
     header = [c.strip().strip('"').lower() for c in first_line(p).lstrip("\ufeff").split(",")]
     if len(set(header)) != len(header) or not set(_REQUIRED[fmt]) <= set(header):
         return None
-    got = k.read_columns(str(p), names)
-    if got is None or not 0 < got[0] <= MAX_TRACE_ROWS:
+    got = k.read_columns(str(p), names, MAX_TRACE_ROWS)  # past the limit: None, and the full path says so
+    if got is None or got[0] == 0:
         return None
     selected = k.select_jobs(kind, got[1])
     if selected is None:
