@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from gpuplan.engines.cost import decision_over, offer_slowdown
@@ -148,45 +149,47 @@ def _int_range(lo: float, hi: float) -> range:
     return range(max(0, math.floor(lo) - 1), math.ceil(hi) + 2)
 
 
+@lru_cache(maxsize=8192, typed=True)  # a pure function of numbers that many workloads share
 def hours_breakpoints(
     stretch: float, active_days: float, days_per_week: int, duration_hours: float, min_term_hours: float,
     setup_hours: float, lo: float, hi: float,
-) -> list[float]:
+) -> tuple[float, ...]:
     """Where one offer's decision cost may bend or jump as hours per day run over [lo, hi]."""
     if stretch <= 0 or active_days <= 0:
-        return []
+        return ()
     out = [24.0 / stretch]
     slope = active_days * stretch
     if days_per_week == 7:  # no days off: the calendar is continuous, one lease bend of each kind
         out += [duration_hours / slope, (min_term_hours - setup_hours) / slope]
-        return sorted({x for x in out if lo < x < hi})
+        return tuple(sorted({x for x in out if lo < x < hi}))
     k_lo = lo * active_days * stretch / 24 / days_per_week
     k_hi = hi * active_days * stretch / 24 / days_per_week
     gap = 24.0 * (7 - days_per_week)
-    for k in _int_range(k_lo, k_hi):
-        out.append(24.0 * k * days_per_week / slope)
-        out.append((duration_hours - gap * k) / slope)
-        out.append((min_term_hours - setup_hours - gap * k) / slope)
-    return sorted({x for x in out if lo < x < hi})
+    ks = _int_range(k_lo, k_hi)
+    out += [24.0 * k * days_per_week / slope for k in ks]
+    out += [(duration_hours - gap * k) / slope for k in ks]
+    out += [(min_term_hours - setup_hours - gap * k) / slope for k in ks]
+    return tuple(sorted({x for x in out if lo < x < hi}))
 
 
+@lru_cache(maxsize=8192, typed=True)  # the same
 def duration_breakpoints(
     stretch: float, hours_per_day: float, days_per_week: int, min_term_hours: float, setup_hours: float,
     lo: float, hi: float,
-) -> list[float]:
+) -> tuple[float, ...]:
     """Where one offer's decision cost may bend or jump as the duration runs over [lo, hi] hours."""
     out = [min_term_hours - setup_hours]
     if days_per_week < 7:  # with no days off the schedule has no week boundaries to bend at
-        for w in _int_range(lo / 168, hi / 168):
-            out.append(168.0 * w)
-            out.append(24.0 * (7 * w + days_per_week))
+        weeks = _int_range(lo / 168, hi / 168)
+        out += [168.0 * w for w in weeks]
+        out += [24.0 * (7 * w + days_per_week) for w in weeks]
     c = hours_per_day * stretch / 24
     if c > 1 and days_per_week < 7:  # stretched days: the calendar jumps where c x active days passes whole weeks
         for k in _int_range(lo / 24 / 7 * days_per_week * c, hi / 24 / 7 * days_per_week * c):
             x = k * days_per_week / c  # active days
             w = math.floor(x / days_per_week)
             out.append(24.0 * (7 * w + x - w * days_per_week))
-    return sorted({x for x in out if lo < x < hi})
+    return tuple(sorted({x for x in out if lo < x < hi}))
 
 
 # ---------------------------------------------------------------- the two searches of the verdict

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Jitter, Offer, Workload
@@ -115,6 +116,7 @@ def expected_max_uniform(lo: float, hi: float, n: int) -> float:
     return lo + (hi - lo) * n / (n + 1)
 
 
+@lru_cache(maxsize=1024)  # every option of every workload of n GPUs asks again
 def harmonic(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n (exact to 64, then the asymptotic series, error < 1e-9)."""
     if n <= 64:
