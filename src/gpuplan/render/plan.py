@@ -236,32 +236,48 @@ def _thousandths(values: list[Any], sep: str) -> tuple[str, Any] | None:
 
     repr of such a float, below 1e12, is its decimal m/1000 without trailing zeros (one zero after
     the point for a whole number): that decimal has at most 15 significant digits, so it is the
-    shortest text that reads back as the float, which is what repr writes."""
+    shortest text that reads back as the float, which is what repr writes. Each value is laid out
+    in a row of fixed columns (whole part right-aligned, point, three decimals, separator) and the
+    columns a value does not use are dropped."""
     import numpy as np
 
     if set(map(type, values)) != {float}:
         return None
-    v = np.array(values, dtype=np.float64)
+    v = np.fromiter(values, dtype=np.float64, count=len(values))
     m = np.rint(v * 1000.0)
     if not ((m / 1000.0 == v).all() and (m < 1e15).all() and not np.signbit(v).any()):
         return None
-    whole, frac = np.divmod(m.astype(np.int64), 1000)
-    flen = np.where(frac % 10 != 0, 3, np.where(frac % 100 != 0, 2, 1))  # "0" when the fraction is 0
-    fdig = np.where(flen == 3, frac, np.where(flen == 2, frac // 10, frac // 100))
-    wlen = np.ones(len(v), dtype=np.int64)
-    for k in range(1, 15):
-        wlen += whole >= 10**k
-    size = wlen + 1 + flen
-    step = size + len(sep)
-    start = np.concatenate([[0], np.cumsum(step[:-1])])
-    out = np.empty(int(step.sum()) - len(sep), dtype=np.uint8)
-    for j, ch in enumerate(sep.encode("ascii")):
-        out[start[:-1] + size[:-1] + j] = ch
-    for k in range(int(wlen.max())):
-        on = wlen > k
-        out[(start + wlen - 1 - k)[on]] = 48 + (whole[on] // 10**k) % 10
-    out[start + wlen] = 46
-    for k in range(3):
-        on = flen > k
-        out[(start + wlen + flen - k)[on]] = 48 + (fdig[on] // 10**k) % 10
-    return out.tobytes().decode("ascii"), start
+    n = len(v)
+    mi = m.astype(np.int64)
+    whole, frac = np.divmod(mi, 1000)
+    digits = len(str(int(whole.max())))
+    cols = digits + 4 + len(sep)
+    rows = np.empty((n, cols), dtype=np.uint8)
+    keep = np.ones((n, cols), dtype=bool)
+    size = np.full(n, 3 + len(sep), dtype=np.int64)
+    q = whole
+    for k in range(digits):
+        q, d = np.divmod(q, 10)
+        rows[:, digits - 1 - k] = d
+        if k:
+            big = whole >= 10**k
+            keep[:, digits - 1 - k] = big
+            size += big
+    f0, f12 = np.divmod(frac, 100)
+    f1, f2 = np.divmod(f12, 10)
+    rows[:, digits + 1] = f0
+    rows[:, digits + 2] = f1
+    rows[:, digits + 3] = f2
+    rows[:, : digits + 4] += 48
+    rows[:, digits] = 46
+    k2 = f2 != 0
+    k1 = k2 | (f1 != 0)
+    keep[:, digits + 3] = k2
+    keep[:, digits + 2] = k1
+    size += k1
+    size += k2
+    rows[:, digits + 4:] = np.frombuffer(sep.encode("ascii"), dtype=np.uint8)
+    keep[-1, digits + 4:] = False
+    start = np.zeros(n, dtype=np.int64)
+    np.cumsum(size[:-1], out=start[1:])
+    return rows[keep].tobytes().decode("ascii"), start
