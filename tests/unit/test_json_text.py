@@ -48,12 +48,17 @@ def random_data(rng: random.Random, depth: int = 0) -> Any:
     if r < 0.7:
         items = [random_data(rng, depth + 1) for _ in range(rng.randint(0, 5))]
         return tuple(items) if rng.random() < 0.1 else items
-    keys = ["a", "b c", "é", "", "x\n", "total", "\"q\""]
+    keys = ["a", "b c", "é", "", "x\n", "total", "\"q\"", "%s", "50%", "%%"]
     return {rng.choice(keys) + str(i): random_data(rng, depth + 1) for i in range(rng.randint(0, 5))}
 
 
 def test_scalars_and_empty_containers() -> None:
-    for value in [*SCALARS, [], {}, [[]], {"a": {}}, [{}], ([], ()), {"a": [[], {}]}]:
+    shapes: list[Any] = [
+        {"a": 1.5, "b": math.nan}, {"a": math.inf, "b": -math.inf}, {"a": 1e308, "b": 1e308},  # all floats
+        {"a": 1.5, "b": 2}, {"a": 0.1, "b": Big(0.2)}, ["x", "y"], ["x", Name("y")], [{"a": 1.0}, {"a": 2.0}],
+        [{"a": 1.0}, {"b": [1.0, {"c": "d"}]}], {"%s": 1.0, "50%": [0.5]},
+    ]
+    for value in [*SCALARS, [], {}, [[]], {"a": {}}, [{}], ([], ()), {"a": [[], {}]}, *shapes]:
         assert dumps_indented(value) == std(value)
 
 

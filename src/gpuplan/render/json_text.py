@@ -1,10 +1,12 @@
 """JSON text as `json.dumps(data, ensure_ascii=False, indent=2)` writes it, byte for byte, faster.
 
 The standard library writes indented JSON with its pure-Python encoder, a generator per container
-and a yield per token: about 1.5 s for the 24 MB a 5,000-workload `compare -o json` prints. This
-writes the same text with one function call per container and the C string escaper, in about
-two thirds of the time. Anything it was not written for (a key that is not a string, a type JSON has no
-word for) is handed to `json.dumps` itself, so the output never differs, only the speed.
+and a yield per token: about 1.5 s for the 36 MB a 5,000-workload `compare -o json` prints. This
+writes the same text with one function call per container: an object's keys and indentation come
+from a template made once per shape and depth, its values are formatted by the same functions
+json uses (float.__repr__, int.__repr__, the C string escaper), in about half the time. Anything
+it was not written for (a key that is not a string, a type JSON has no word for) is handed to
+`json.dumps` itself, so the output never differs, only the speed.
 """
 
 from __future__ import annotations
@@ -68,41 +70,57 @@ def _nl(level: int, nls: list[str]) -> str:
     return nls[level]
 
 
-
 def _dict(d: dict[Any, Any], level: int, nls: list[str]) -> str:
     if not d:
         return "{}"
-    nl = _nl(level + 1, nls)
-    keys = _KEYS
+    keys = tuple(d)
+    if not _STR.issuperset(map(type, keys)):
+        raise _Unusual  # json turns numbers, booleans and None into keys its own way
+    template = _TEMPLATES.get((keys, level))
+    if template is None:
+        template = _template(keys, level, nls)
+    values = d.values()
+    if _FLOAT.issuperset(map(type, values)):
+        total = sum(values)
+        if total - total == 0.0:  # all finite (a nan or an infinity makes the sum one)
+            return template % tuple(map(_float_repr, values))
     parts = []
-    for k, v in d.items():
-        if type(k) is not str:
-            raise _Unusual  # json turns numbers, booleans and None into keys its own way
-        ks = keys.get(k)
-        if ks is None:
-            ks = encode_basestring(k) + ": "
-            if len(keys) < 4096:
-                keys[k] = ks
+    for v in values:
         t = type(v)
-        if t is dict:
-            parts.append(ks + _dict(v, level + 1, nls))
-        elif t is list:
-            parts.append(ks + _list(v, level + 1, nls))
-        elif t is float:
-            parts.append(ks + (_float_repr(v) if v - v == 0.0 else _float(v)))
+        if t is float:
+            parts.append(_float_repr(v) if v - v == 0.0 else _float(v))
         elif t is str:
-            parts.append(ks + encode_basestring(v))
+            parts.append(encode_basestring(v))
+        elif t is dict:
+            parts.append(_dict(v, level + 1, nls))
+        elif t is list:
+            parts.append(_list(v, level + 1, nls))
         elif t is int:
-            parts.append(ks + _int_repr(v))
+            parts.append(_int_repr(v))
         else:
-            parts.append(ks + _value(v, level + 1, nls))
-    return "{" + nl + ("," + nl).join(parts) + nls[level] + "}"
+            parts.append(_value(v, level + 1, nls))
+    return template % tuple(parts)
+
+
+def _template(keys: tuple[str, ...], level: int, nls: list[str]) -> str:
+    """The object's text with a %s for each value: its keys and indentation written once."""
+    nl = _nl(level + 1, nls)
+    items = ("," + nl).join(encode_basestring(k).replace("%", "%%") + ": %s" for k in keys)
+    template = "{" + nl + items + nls[level] + "}"
+    if len(_TEMPLATES) < 4096:
+        _TEMPLATES[(keys, level)] = template
+    return template
 
 
 def _list(items: list[Any] | tuple[Any, ...], level: int, nls: list[str]) -> str:
     if not items:
         return "[]"
     nl = _nl(level + 1, nls)
+    types = set(map(type, items))
+    if types == _STR:
+        return "[" + nl + ("," + nl).join(map(encode_basestring, items)) + nls[level] + "]"
+    if types == _DICT:
+        return "[" + nl + ("," + nl).join([_dict(v, level + 1, nls) for v in items]) + nls[level] + "]"
     parts = []
     for v in items:
         t = type(v)
@@ -117,4 +135,8 @@ def _list(items: list[Any] | tuple[Any, ...], level: int, nls: list[str]) -> str
     return "[" + nl + ("," + nl).join(parts) + nls[level] + "]"
 
 
-_KEYS: dict[str, str] = {}  # a key's text with its separator: documents repeat a few dozen keys
+# An object's text with its keys, by its keys and depth: a document repeats a few dozen shapes
+_TEMPLATES: dict[tuple[tuple[str, ...], int], str] = {}
+_STR = frozenset({str})
+_FLOAT = frozenset({float})
+_DICT = frozenset({dict})
