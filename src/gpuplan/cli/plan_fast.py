@@ -1,0 +1,99 @@
+"""`gpuplan plan SCENARIO ... -o json` without typer.
+
+typer (with click, and the pydantic adapters it builds for each of `plan`'s options) costs about
+0.08 s of a plan's whole process. A `plan` command line this parser fully understands (the options
+below, each once but `--max-wait`, `--opt value`, `--opt=value` or `-o value`) with `-o json` runs
+`api.plan_document` directly and prints what the full command prints; anything else -- help,
+another option or output, a misspelt value, bad input of any kind -- returns None and the full
+command runs, which gives the same document or the one error message the user would see anyway.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gpuplan.constants import QUEUEINGS
+
+# option -> (field, values it may take; None: any)
+_OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "--demand": ("demand", None),
+    "--trace": ("trace", None),
+    "--trace-format": ("trace_format", None),
+    "--queueing": ("queueing", QUEUEINGS),
+    "--output": ("output", ("json",)),
+    "-o": ("output", ("json",)),
+    "--lang": ("lang", ("en", "zh")),
+    "--catalog": ("catalog", None),
+    "--max-wait": ("max_wait", None),
+}
+_REPEATABLE = {"max_wait"}
+
+
+def parse(args: list[str]) -> dict[str, str | list[str]] | None:
+    """The options of a plain `plan ... -o json` line (after `plan`), or None when the full parser
+    must read it."""
+    out: dict[str, str | list[str]] = {}
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok.startswith("--") and "=" in tok:
+            name, value = tok.split("=", 1)
+            i += 1
+        elif tok in _OPTIONS:
+            if i + 1 >= len(args) or args[i + 1].startswith("-"):
+                return None
+            name, value = tok, args[i + 1]
+            i += 2
+        elif tok.startswith("-"):
+            return None  # --help, --explain, --html, -ojson, an option this path does not take
+        else:
+            if "scenario" in out:
+                return None
+            out["scenario"] = tok
+            i += 1
+            continue
+        if name not in _OPTIONS or not value:
+            return None
+        field, allowed = _OPTIONS[name]
+        if allowed is not None and value not in allowed:
+            return None
+        if field in _REPEATABLE:
+            prev = out.setdefault(field, [])
+            assert isinstance(prev, list)
+            prev.append(value)
+        elif field in out:
+            return None
+        else:
+            out[field] = value
+    if "scenario" not in out or out.get("output") != "json":
+        return None
+    return out
+
+
+def run_plan(args: list[str]) -> int | None:
+    """Run `plan ARGS` without typer and return its exit code, or None to run the full command."""
+    opts = parse(args)
+    if opts is None:
+        return None
+    from gpuplan import api
+    from gpuplan.constants import DEFAULT_QUEUEING
+    from gpuplan.errors import GpuplanError
+    from gpuplan.render.plan import plan_json_text
+
+    def path(field: str) -> Path | None:
+        value = opts.get(field)
+        return Path(value) if isinstance(value, str) else None
+
+    queueing = next((q for q in QUEUEINGS if q == opts.get("queueing")), DEFAULT_QUEUEING)
+    max_wait = opts.get("max_wait")
+    try:
+        doc = api.plan_document(
+            Path(str(opts["scenario"])), lang="zh" if opts.get("lang") == "zh" else "en", catalog=path("catalog"),
+            demand=path("demand"), trace=path("trace"), trace_format=str(opts.get("trace_format", "auto")),
+            queueing=queueing, max_wait=max_wait if isinstance(max_wait, list) else None)
+        text = plan_json_text(doc)
+    except (GpuplanError, OSError, ValueError):
+        return None  # the full command says what is wrong, in its words
+    sys.stdout.write(text + "\n")
+    return 0
