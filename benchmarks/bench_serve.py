@@ -349,6 +349,8 @@ def main() -> int:
     ap.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `gpuplan serve` (repeatable), e.g. --serve-arg=--inline-max-kb=0")
     ap.add_argument("--wrk", action="store_true", help="also run the cross-check with wrk (skipped if absent)")
+    ap.add_argument("--server-cmd", metavar="CMD", help="the command that starts the server, without `serve` and "
+                    "its options (default: this venv's `gpuplan`), e.g. a wrapper that changes one thing, for A/B runs")
     ap.add_argument("--pin-server", metavar="CPUS", help="run the server (and its workers) on these CPUs only, "
                     "e.g. 1 or 0,1 (Linux; the client is pinned apart with --pin-client)")
     ap.add_argument("--pin-client", metavar="CPUS", help="run the load client on these CPUs only, e.g. 0")
@@ -362,8 +364,8 @@ def main() -> int:
         return 0
 
     port = free_port()
-    exe = Path(sys.executable).with_name("gpuplan")
-    cmd = [str(exe), "serve", "--port", str(port), "--max-body-mb", str(MAX_BODY_MB)]
+    exe = a.server_cmd.split() if a.server_cmd else [str(Path(sys.executable).with_name("gpuplan"))]
+    cmd = [*exe, "serve", "--port", str(port), "--max-body-mb", str(MAX_BODY_MB)]
     if a.workers != 1:
         cmd += ["--workers", str(a.workers)]
     cmd += a.serve_arg
@@ -400,7 +402,8 @@ def main() -> int:
     pinned = (f"server on CPUs {a.pin_server or 'any'}, client on CPUs {a.pin_client or 'any'} of {os.cpu_count()}"
               if a.pin_server or a.pin_client else f"{os.cpu_count()} CPUs shared by client and server")
     print(f"gpuplan serve load: {a.concurrency} concurrent keep-alive connections, server workers {a.workers}"
-          f"{'; serve ' + ' '.join(a.serve_arg) if a.serve_arg else ''}; {pinned}")
+          f"{'; serve ' + ' '.join(a.serve_arg) if a.serve_arg else ''}"
+          f"{'; server command ' + a.server_cmd if a.server_cmd else ''}; {pinned}")
     report("baseline GET /api/health", base, a.requests)
     hp50 = statistics.median(base["lat"]["health"])
     n5 = 0
@@ -418,6 +421,12 @@ def main() -> int:
               f"{' (goal < 100 ms)' if name == 'uncached' else ''}; p50 = {statistics.median(lat) / hp50:.1f}x the "
               f"health-only p50 ({hp50:.1f} ms); throughput mixed / health-only = "
               f"{(a.requests / res['wall']) / (a.requests / base['wall']):.2f}")
+    for name, res in phases.items():
+        per = res["server_cpu"] / a.requests * 1000
+        share = res["server_cpu"] / res["wall"] / a.workers
+        print(f"{name:>8}: derived, not measured: the server used {per:.2f} ms of CPU per request and got "
+              f"{share:.0%} of each worker's core; with {a.workers} core(s) to itself, {a.concurrency} connections "
+              f"would queue ~{a.concurrency * per / a.workers:.0f} ms at the median")
     for line in wrk:
         print(line)
     return 0 if n5 == 0 and not errors else 1
