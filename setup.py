@@ -12,6 +12,13 @@ setup(
             extra_compile_args=["-O2", "-pthread", "-ffp-contract=off"],
             extra_link_args=["-pthread"],
             optional=True,
-        )
+        ),
+        # The audit's parser and fold (same optional rule: without it the audit runs the numba kernels).
+        Extension(
+            "gpuplan.telemetry._ctelemetry",
+            sources=["src/gpuplan/telemetry/_ctelemetry.c"],
+            extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
     ]
 )

@@ -185,13 +185,13 @@ def _parse_data(
 ) -> tuple[int, Header]:
     """Parse a block of whole lines; returns the number of lines and the layout in force at its end.
 
-    Ordinary lines go through the compiled strict parser (`_kernels.parse_block`); each line it does
+    Ordinary lines go through the compiled strict parser (`_loops.parse_block`: C, else numba); each line it does
     not accept is parsed and classified on its own by the careful path (a header line switches the
     layout), and after MAX_LINE_FALLBACKS such lines the rest of the block goes to the careful path
     at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful."""
     import numpy as np
 
-    from gpuplan.telemetry._kernels import parse_block
+    from gpuplan.telemetry._loops import parse_block
 
     pos, line, misses = 0, first_line, 0
     arrays: tuple[np.ndarray, ...] | None = None

@@ -2,7 +2,7 @@
 
 The analysis (see `gpuplan.telemetry.analyze`) needs, per GPU, the median sampling interval before it
 can tell a gap from a slow sample, and the median is only known at the end. So each block of samples
-(in input order) is folded by one compiled pass (`_kernels.accumulate`) into:
+(in input order) is folded by one compiled pass (`_loops.accumulate`: C, else numba) into:
 
 - running sums over the intervals that can never be gaps (at most MIN_GAP_S long): observed time,
   time x utilisation, idle time, busy time, busy time x utilisation; per clock hour: time x
@@ -41,7 +41,7 @@ NEAR_IDLE_CUT = NEAR_IDLE_BELOW - _TOL
 DEFAULT_INTERVAL_S = 60.0  # a GPU with a single sample: assume a minute
 _COMPACT_EVERY = 64  # slices between merges of the interval-count tables
 _SLICE = 1 << 16  # samples folded per call of the compiled loop
-_N_SF = 10  # = _kernels.N_SF (not imported here: numba loads only when a block is folded)
+_N_SF = 10  # = _loops.N_SF
 
 
 @dataclass
@@ -111,7 +111,7 @@ class StreamAccumulator:
     def _add(self, key: np.ndarray, t: np.ndarray, u: np.ndarray, bad: np.ndarray) -> None:
         import polars as pl
 
-        from gpuplan.telemetry._kernels import accumulate
+        from gpuplan.telemetry._loops import accumulate
 
         n = len(key)
         m = n + 1
@@ -157,7 +157,7 @@ class StreamAccumulator:
     def finalize(self, n_keys: int) -> Aggregates:
         import polars as pl
 
-        from gpuplan.telemetry import _kernels as kk
+        from gpuplan.telemetry import _loops as kk
 
         self._grow(n_keys)
         si, sf = self.si[:n_keys], self.sf[:n_keys]
@@ -272,7 +272,7 @@ class StreamAccumulator:
 
 
 def _new_si(n: int) -> np.ndarray:
-    from gpuplan.telemetry import _kernels as kk
+    from gpuplan.telemetry import _loops as kk
 
     si = np.zeros((n, kk.N_SI), dtype=np.int64)
     si[:, kk.I_HOUR] = kk.NO_TIME

@@ -1,0 +1,231 @@
+"""The audit's C loops (`_ctelemetry`, built by `pip install`) equal the numba kernels (`_kernels`) bit
+for bit: parse_block on generated lines (ordinary, odd and broken), accumulate on generated samples
+(clock jumps, duplicates, gaps, times before 1970, state carried across slices), and the whole audit
+of the truth logs. Skipped where the extension was not built (no C compiler or Python headers)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from telemetry_truth import write_logs
+
+from gpuplan.telemetry import Collector, _loops, analyze, demand_curve, read_into
+from gpuplan.telemetry.document import to_json
+from gpuplan.telemetry.nvsmi import _compiled_layout, parse_header
+from gpuplan.telemetry.stream import BUSY_CUT, IDLE_CUT, MIN_GAP_S, NEAR_IDLE_CUT, _new_si
+
+c = pytest.importorskip(
+    "gpuplan.telemetry._ctelemetry", reason="the C extension was not built (needs a C compiler and Python headers)"
+)
+kernels = pytest.importorskip("gpuplan.telemetry._kernels", reason="numba is not installed")
+
+
+def test_state_layout_matches_the_numba_kernels() -> None:
+    names = ["NO_TIME", "N_SI", "N_SF"] + [n for n in dir(kernels) if n[:2] in ("I_", "F_")]
+    assert len(names) == 21
+    for name in names:
+        assert getattr(_loops, name) == getattr(kernels, name), name
+
+
+# ---- parse_block
+
+HEADER = "timestamp, index, utilization.gpu [%], memory.used [MiB]"
+TIMES = st.sampled_from(
+    [
+        "2024/01/01 00:00:00.000",
+        "2024/02/29 23:59:59.999",
+        "2023/02/29 00:00:00.000",
+        "1969/12/31 23:59:59.999",
+        "0000/03/01 00:00:00.000",
+        "2024-03-01T12:00:00.500",
+        "2024-03-01 12:00:00.500",
+        " 2024/01/01 00:00:00.000 ",
+        "2024/01/01 24:00:00.000",
+        "2024/13/01 00:00:00.000",
+        "2024/01/01 00:00:00",
+        "2024/01/01T00:00:00.000",
+        "",
+    ]
+)
+INDEXES = st.sampled_from(["0", "1", " 12", "01", "x", "", "123456789", "1234567890", "-1", "3 "])
+UTILS = st.sampled_from(
+    [
+        "7",
+        "7 %",
+        " 99 %",
+        "100 %",
+        "100.0 %",
+        "0",
+        "12.5 %",
+        "12.123456 %",
+        "12.1234567 %",
+        "101 %",
+        "-1 %",
+        "[N/A]",
+        "07 %",
+        "1e1 %",
+        "",
+        "5%%",
+        "5.%",
+        "1234567890 %",
+    ]
+)
+NEWLINES = ("\n", "\r\n")
+MEMS = st.sampled_from(["5 MiB", "5 GiB", "5", " 6 MiB", "MiB", "iB"])
+
+
+def _layout() -> tuple:
+    h = parse_header(HEADER, Path("n1.csv"), 1)
+    assert h is not None
+    layout = _compiled_layout(h)
+    assert layout is not None
+    return layout
+
+
+def _parse_both(data: bytes, layout: tuple) -> None:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    cap = data.count(b"\n") + 2
+    outs = []
+    for fn in (c.parse_block, kernels.parse_block):
+        arrays = (
+            np.full(cap, 7, dtype=np.int64),
+            np.full(cap, 7, dtype=np.int64),
+            np.full(cap, 7, dtype=np.float32),
+            np.full(cap, 7, dtype=np.int64),
+        )
+        pos, results = 0, []
+        while pos < len(data):  # as nvsmi does: carry on after each refused line
+            r = fn(buf, pos, *layout, *arrays)
+            ok = r if r >= 0 else -1 - r
+            results.append((r, [a[: ok + (r < 0)].tobytes() for a in arrays[:3]], arrays[3][: ok + 1].tobytes()))
+            if r >= 0:
+                break
+            end = data.find(b"\n", int(arrays[3][ok]))
+            pos = len(data) if end < 0 else end + 1
+        outs.append(results)
+    assert outs[0] == outs[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(TIMES, INDEXES, UTILS, MEMS, st.sampled_from(["\n", "\r\n", "\r", '"', "\x00"])),
+        min_size=1,
+        max_size=30,
+    ),
+    st.booleans(),
+)
+def test_parse_block_c_equals_numba(rows: list, last_newline: bool) -> None:
+    text = "".join(f"{t}, {i}, {u}, {m}{end if end in NEWLINES else end + chr(10)}" for t, i, u, m, end in rows)
+    if not last_newline:
+        text = text.rstrip("\r\n")
+    layout = _layout()
+    _parse_both(text.encode(), layout)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300))
+def test_parse_block_c_equals_numba_on_any_bytes(data: bytes) -> None:
+    layout = _layout()
+    _parse_both(b"2024/01/01 00:00:00.000, 1, 50 %, 3 MiB\n" + data, layout)
+
+
+# ---- accumulate
+
+STEPS = st.one_of(
+    st.just(1000),
+    st.integers(-5000, 0),  # clock jumps and duplicates
+    st.integers(1, 40_000),
+    st.integers(59_000, 61_000),
+    st.integers(100_000, 9_000_000),  # gaps, hours crossed
+)
+
+
+def _fold(fn, key, t, u, cuts, n_keys):  # type: ignore[no-untyped-def]
+    si = _new_si(n_keys)
+    sf = np.zeros((n_keys, _loops.N_SF))
+    out = []
+    pos, i = 0, 0
+    while pos < len(key):
+        step = cuts[i % len(cuts)]
+        k, tt, uu = key[pos : pos + step], t[pos : pos + step], u[pos : pos + step]
+        n = len(k)
+        m = n + 1
+        o = [
+            np.zeros((m, 3), np.int64),
+            np.zeros((m, 3), np.int64),
+            np.zeros(m),
+            np.zeros((m, 2), np.int64),
+            np.zeros((m, 3)),
+            np.zeros((2 * m, 4), np.int64),
+            np.zeros(2 * m),
+        ]
+        bad = np.zeros(n, np.int8)
+        counts = fn(k, tt, uu, si, sf, bad, *o, int(MIN_GAP_S * 1000), IDLE_CUT, BUSY_CUT, NEAR_IDLE_CUT)
+        out.append((tuple(int(x) for x in counts), bad.tobytes(), [a.tobytes() for a in o]))
+        pos += step
+        i += 1
+    return out, si.tobytes(), sf.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), STEPS, st.integers(0, 100)), min_size=1, max_size=300),
+    st.lists(st.integers(1, 60), min_size=1, max_size=5),
+    st.sampled_from([1_700_000_000_000, -3_600_000 * 5 - 1234]),  # times before 1970: floor division
+)
+def test_accumulate_c_equals_numba(samples: list, cuts: list[int], start: int) -> None:
+    clock = [start] * 4
+    key, t, u = [], [], []
+    for k, step, pct in samples:
+        clock[k] += step
+        key.append(k)
+        t.append(clock[k])
+        u.append(pct)
+    karr = np.array(key, dtype=np.int64)
+    tarr = np.array(t, dtype=np.int64)
+    uarr = (np.array(u) / 100.0).astype(np.float32)
+    assert _fold(c.accumulate, karr, tarr, uarr, cuts, 4) == _fold(kernels.accumulate, karr, tarr, uarr, cuts, 4)
+
+
+# ---- the whole audit
+
+
+def _audit(files: list[Path]) -> str:
+    col = Collector()
+    read_into(files, col)
+    s = col.finish()
+    demand = [r.__dict__ for r in demand_curve(s, "util")] + [r.__dict__ for r in demand_curve(s, "busy")]
+    return json.dumps([to_json(analyze(s)), demand], sort_keys=True)
+
+
+def test_audit_of_truth_logs_same_with_c_and_numba(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = write_logs(tmp_path)
+    files = [f for f in logs.files if f.suffix == ".csv"]
+    assert files
+    monkeypatch.setattr(_loops, "_loaded", {})
+    with_c = _audit(files)
+    assert _loops.implementation() == "c"
+    monkeypatch.setattr(_loops, "_loaded", {})
+    monkeypatch.setenv("GPUPLAN_AUDIT_KERNEL", "numba")
+    assert _audit(files) == with_c
+    assert _loops.implementation() == "numba"
+
+
+def test_an_audit_does_not_load_numba(tmp_path: Path) -> None:
+    logs = write_logs(tmp_path)
+    csvs = [str(f) for f in logs.files if f.suffix == ".csv"]
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom gpuplan.telemetry import Collector, analyze, read_into\n"
+        f"col = Collector()\nread_into([Path(p) for p in {csvs!r}], col)\n"
+        "analyze(col.finish())\nprint('numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
