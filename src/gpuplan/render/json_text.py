@@ -80,10 +80,13 @@ def _dict(d: dict[Any, Any], level: int, nls: list[str]) -> str:
     if template is None:
         template = _template(keys, level, nls)
     values = d.values()
-    if _FLOAT.issuperset(map(type, values)):
+    types = set(map(type, values))
+    if types == _FLOAT:
         total = sum(values)
         if total - total == 0.0:  # all finite (a nan or an infinity makes the sum one)
             return template % tuple(map(_float_repr, values))
+    elif types == _STR:
+        return template % tuple(map(encode_basestring, values))
     parts = []
     for v in values:
         t = type(v)
