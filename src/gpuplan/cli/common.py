@@ -52,4 +52,5 @@ CatalogOpt = Annotated[
 def write_json(data: Any) -> None:
     from gpuplan.render.json_text import dumps_indented  # json.dumps(indent=2)'s text, byte for byte, faster
 
-    sys.stdout.write(dumps_indented(data) + "\n")
+    sys.stdout.write(dumps_indented(data))
+    sys.stdout.write("\n")  # not `+ "\n"`: a copy of tens of MB on big documents
