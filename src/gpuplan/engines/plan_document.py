@@ -22,19 +22,49 @@ def _r(x: float, nd: int = 2) -> float | None:
 
 def round_list(values: Any, nd: int) -> list[float]:
     """`[round(x, nd) for x in values]`, exactly, at numpy speed: numpy's round (scale, rint, unscale)
-    gives Python's correctly rounded answer except where the scaled value sits at a half; those few
-    are rounded by Python."""
+    gives Python's correctly rounded answer except where the scaled value sits at a half. There
+    Python rounds the float's exact value (ties to even); so does `_round_near_half`, which knows on
+    which side of the half the exact product lies. The rest (not finite, huge) are rounded by Python."""
     import numpy as np
 
     a = np.asarray(values, dtype=np.float64)
     scaled = a * 10.0**nd
     out = np.rint(scaled) / 10.0**nd
-    near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
-    near_half |= ~np.isfinite(a) | (np.abs(scaled) >= 2.0**52)
+    with np.errstate(invalid="ignore"):  # inf - inf: not near a half, and rounded by Python below
+        near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
+    odd = ~np.isfinite(a) | (np.abs(scaled) >= 2.0**40)
+    if 0 <= nd <= 7:
+        at = np.flatnonzero(near_half & ~odd)
+        out[at] = _round_near_half(a[at], scaled[at], nd)
+        near_half &= odd
+    near_half |= odd
     result: list[float] = out.tolist()
     for i in np.flatnonzero(near_half).tolist():
         result[i] = round(float(a[i]), nd)
     return result
+
+
+def _round_near_half(a: Any, scaled: Any, nd: int) -> Any:
+    """round(x, nd) for floats x whose x * 10**nd is within 1e-6 of k + 1/2 (|x * 10**nd| < 2**40).
+
+    x * 2 * 10**nd is computed exactly as p + e (Dekker's product: x split into two 26-bit halves,
+    each times 2 * 10**nd exact), and compared with the odd integer 2k + 1 (p - (2k + 1) is exact by
+    Sterbenz's lemma): above it rounds to k + 1, below to k, equal to the even one of them. The
+    result is (k or k + 1) / 10**nd correctly rounded, as Python's round returns it; a zero keeps x's
+    sign."""
+    import numpy as np
+
+    two = 2.0 * 10.0**nd  # 5**nd (at most 17 bits) times a power of two: each half times it is exact
+    k = np.floor(scaled)
+    p = a * two
+    c = 134217729.0 * a  # 2**27 + 1
+    hi = c - (c - a)
+    lo = a - hi
+    e = (hi * two - p) + lo * two
+    diff = (p - (2.0 * k + 1.0)) + e
+    up = (diff > 0) | ((diff == 0) & (np.fmod(k, 2.0) != 0))
+    r = (k + up) / 10.0**nd
+    return np.where(r == 0, np.copysign(0.0, a), r)
 
 
 def assignment_text(a: Any, lang: str) -> str:
