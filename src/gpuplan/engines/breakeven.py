@@ -58,9 +58,12 @@ def first_crossing(
     while i < n - 1:
         j = i + 1
         if complete:  # extend the run while no breakpoint lies strictly inside it
-            while j + 1 < n and not _any_between(bps, grid[i], grid[j]):
+            # (a breakpoint lies in (grid[i], grid[j]) when the first one past grid[i] is below grid[j])
+            k = bisect.bisect_right(bps, grid[i])
+            nxt = bps[k] if k < len(bps) else math.inf
+            while j + 1 < n and not nxt < grid[j]:
                 j += 1
-            if _any_between(bps, grid[i], grid[j]) and j > i + 1:
+            if nxt < grid[j] and j > i + 1:
                 j -= 1
         x1, y1 = grid[j], f(grid[j])
         if j > i + 2:  # a long run: check it is one line at a point inside, else go point by point
@@ -80,11 +83,6 @@ def first_crossing(
             return first_crossing(f, grid[i : j + 1], bps)  # not one line after all: point by point
         i, x0, y0 = j, x1, y1
     return None
-
-
-def _any_between(bps: list[float], a: float, b: float) -> bool:
-    k = bisect.bisect_right(bps, a)
-    return k < len(bps) and bps[k] < b
 
 
 def _line_root(f: Fn, a: float, fa: float, b: float, fb: float, points: list[float]) -> float | None:
