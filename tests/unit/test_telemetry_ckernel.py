@@ -229,3 +229,19 @@ def test_an_audit_does_not_load_numba(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=50),
+    st.integers(0, 9000),
+    st.lists(st.sampled_from([0, 7, 21, 99, 65_535, 65_536, 999_999_999]), max_size=3),
+)
+def test_unique_first_equals_numpy_unique(head: list[int], filler: int, late: list[int]) -> None:
+    from gpuplan.telemetry.nvsmi import _unique_first
+
+    g = np.array(head + [head[0]] * filler + late, dtype=np.int64)  # GPUs first seen after the head too
+    want = np.unique(g, return_index=True)
+    got = _unique_first(g)
+    assert got[0].tolist() == want[0].tolist()
+    assert got[1].tolist() == want[1].tolist()

@@ -124,6 +124,9 @@ static double util_pct(const uint8_t *buf, Py_ssize_t s, Py_ssize_t e) {
     return v;
 }
 
+/* The bytes the field scan stops at: NUL, the careful path's sentinel, newline, CR, quote, comma. */
+static const uint8_t SPECIAL[256] = {[0] = 1, [1] = 1, [NEWLINE] = 1, [13] = 1, [34] = 1, [COMMA] = 1};
+
 static int check(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (b->len < n * itemsize || (b->itemsize != itemsize && b->itemsize != 1)) {
         PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %zd bytes", name, n, itemsize);
@@ -170,6 +173,7 @@ static PyObject *py_parse_block(PyObject *Py_UNUSED(self), PyObject *args) {
         int64_t t = NO_TIME, g = -1;
         double u = -1.0;
         for (;;) {
+            while (pos < n_buf && !SPECIAL[buf[pos]]) pos++; /* ordinary bytes: nothing to do */
             uint8_t c = pos < n_buf ? buf[pos] : NEWLINE;
             if (c == 0 || c == 1 || c == 34) { r = -1 - row; goto out; } /* NUL, sentinel, quote */
             int crlf = 0;

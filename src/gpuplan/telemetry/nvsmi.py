@@ -177,6 +177,7 @@ def _lines(text: str) -> pl.DataFrame:
     return lines.with_columns(pl.col("s").fill_null(""))
 
 
+MIN_LINE_BYTES = 27  # the shortest line the compiled parser accepts, newline included
 MAX_LINE_FALLBACKS = 32  # unusual lines per block parsed one by one before the rest of it goes careful
 
 
@@ -206,7 +207,9 @@ def _parse_data(
                 n, h2 = _parse_block(rest.decode("utf-8", errors="replace"), line, h, 0, path, node_default, src, col)
             return line + n - first_line, h2 or h
         if arrays is None:
-            cap = data.count(b"\n") + 2
+            # Rows one call can return (+ the refused line): an accepted line holds a 23-byte time, two
+            # more fields of at least a byte and their commas, and a newline (the last may lack it).
+            cap = len(data) // MIN_LINE_BYTES + 2
             arrays = (
                 np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64),
@@ -276,7 +279,7 @@ def _commit(
     n = len(t)
     col.rows += n
     # GPU index -> key id (registered in the order the careful path would: by key text).
-    idx, first = np.unique(g, return_index=True)
+    idx, first = _unique_first(g)
     lut = np.zeros(int(idx.max()) + 1, dtype=np.int64)
     i_model = h.col("name")
     for gi, row in sorted(zip(idx.tolist(), first.tolist(), strict=True), key=lambda p: str(p[0])):
@@ -289,6 +292,25 @@ def _commit(
             col.registry.set_model(kid, model)
     loc = np.arange(first_line, first_line + n, dtype=np.int64)
     col.add_rows(src, lut[g], t, u, loc)
+
+
+def _unique_first(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(g, return_index=True)` (the GPU indexes in a block, ascending, and where each first
+    appears) without sorting the block: a log names every GPU within its first lines, so the first
+    occurrences are taken from the head and only GPUs first seen later are searched for."""
+    import numpy as np
+
+    top = int(g.max())
+    if top >= 1 << 16:  # unusual indexes: the general way
+        return np.unique(g, return_index=True)
+    idx, first = np.unique(g[:4096], return_index=True)
+    present = np.flatnonzero(np.bincount(g, minlength=top + 1))
+    if len(present) == len(idx):
+        return idx, first
+    late = np.setdiff1d(present, idx, assume_unique=True)
+    first_late = np.array([int(np.argmax(g == v)) for v in late.tolist()], dtype=first.dtype)
+    order = np.argsort(np.r_[idx, late], kind="stable")
+    return np.r_[idx, late][order], np.r_[first, first_late][order]
 
 
 _HEAD_RE = re.compile(rb"[ \t]*(?:timestamp|index|name|uuid|utilization\.gpu)[ \t]*(?:\[|,|\n|$)")
