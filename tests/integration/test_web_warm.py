@@ -60,3 +60,42 @@ def test_warm_up_leaves_the_answers_alone() -> None:
             b = w.post("/api/compare", json={"scenario": text, "lang": lang})
             assert (a.status_code, a.content) == (b.status_code, b.content) == (200, a.content)
             assert c.get(f"/?lang={lang}").content == w.get(f"/?lang={lang}").content
+
+
+def test_distinct_compares_read_no_file() -> None:
+    """Everything a compare needs that does not depend on the scenario (catalog, message catalogs, templates)
+    is read once: after the first request, distinct compares open no file and start no process (an audit
+    hook sees every `open`, in a fresh interpreter since a hook cannot be removed)."""
+    code = textwrap.dedent(f"""
+        import sys
+        from fastapi.testclient import TestClient
+        from gpuplan.web import create_app
+        from gpuplan.web.app import warm_up
+
+        app = create_app()
+        warm_up(app)
+        text = open({str(SEED)!r}, encoding="utf-8").read()
+        seen = []
+        watching = False
+
+        def hook(event, args):
+            if watching and event in ("open", "subprocess.Popen", "os.posix_spawn"):
+                seen.append((event, str(args[0])))
+
+        sys.addaudithook(hook)
+        with TestClient(app) as client:
+            def compare(i, lang):
+                body = {{"scenario": text.replace("hours_per_day: 6", f"hours_per_day: {{1 + i / 10}}"), "lang": lang}}
+                r = client.post("/api/compare", json=body)
+                assert r.status_code == 200, r.text
+
+            compare(0, "en")  # FastAPI reads the endpoint's source once, for its error context
+            watching = True
+            for i in range(1, 21):
+                compare(i, "zh" if i % 2 else "en")
+            watching = False
+        print(seen)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"read per request: {out.stdout}"
