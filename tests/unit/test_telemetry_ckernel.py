@@ -37,23 +37,30 @@ def test_state_layout_matches_the_numba_kernels() -> None:
 # ---- parse_block
 
 HEADER = "timestamp, index, utilization.gpu [%], memory.used [MiB]"
-TIMES = st.sampled_from(
-    [
-        "2024/01/01 00:00:00.000",
-        "2024/02/29 23:59:59.999",
-        "2023/02/29 00:00:00.000",
-        "1969/12/31 23:59:59.999",
-        "0000/03/01 00:00:00.000",
-        "2024-03-01T12:00:00.500",
-        "2024-03-01 12:00:00.500",
-        " 2024/01/01 00:00:00.000 ",
-        "2024/01/01 24:00:00.000",
-        "2024/13/01 00:00:00.000",
-        "2024/01/01 00:00:00",
-        "2024/01/01T00:00:00.000",
-        "",
-    ]
-)
+TIME_VALUES = [
+    "2024/01/01 00:00:00.000",
+    "2024/01/01 00:59:59.999",  # the same date and hour, other minutes: read from the cached hour
+    "2024/01/01 00:60:00.000",
+    "2024/01/01 00:00:60.000",
+    "2024/01/01 00:00:0x.000",
+    "2024/01/01 00:00:00:000",
+    "2024/01/01 00:00.00.000",
+    "2024/01/01 01:00:00.000",
+    "2024-01-01 00:00:00.000",  # the same digits, the other format
+    "2024/02/29 23:59:59.999",
+    "2023/02/29 00:00:00.000",
+    "1969/12/31 23:59:59.999",
+    "0000/03/01 00:00:00.000",
+    "2024-03-01T12:00:00.500",
+    "2024-03-01 12:00:00.500",
+    " 2024/01/01 00:00:00.000 ",
+    "2024/01/01 24:00:00.000",
+    "2024/13/01 00:00:00.000",
+    "2024/01/01 00:00:00",
+    "2024/01/01T00:00:00.000",
+    "",
+]
+TIMES = st.sampled_from(TIME_VALUES)
 INDEXES = st.sampled_from(["0", "1", " 12", "01", "x", "", "123456789", "1234567890", "-1", "3 "])
 UTILS = st.sampled_from(
     [
@@ -116,7 +123,13 @@ def _parse_both(data: bytes, layout: tuple) -> None:
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
-        st.tuples(TIMES, INDEXES, UTILS, MEMS, st.sampled_from(["\n", "\r\n", "\r", '"', "\x00"])),
+        st.tuples(  # mostly ordinary fields, so that odd times meet a cached hour
+            TIMES,
+            st.one_of(st.just("3"), st.just("12"), INDEXES),
+            st.one_of(st.just("50 %"), st.just("7"), UTILS),
+            st.one_of(st.just("5 MiB"), MEMS),
+            st.one_of(st.just("\n"), st.sampled_from(["\n", "\r\n", "\r", '"', "\x00"])),
+        ),
         min_size=1,
         max_size=30,
     ),
@@ -128,6 +141,13 @@ def test_parse_block_c_equals_numba(rows: list, last_newline: bool) -> None:
         text = text.rstrip("\r\n")
     layout = _layout()
     _parse_both(text.encode(), layout)
+
+
+def test_parse_block_c_equals_numba_each_time_after_a_cached_hour() -> None:
+    for prev in TIME_VALUES:
+        for cur in TIME_VALUES:
+            text = f"{prev}, 1, 50 %, 5 MiB\n{cur}, 2, 60 %, 6 MiB\n{cur}, 3, 70 %, 7 MiB\n"
+            _parse_both(text.encode(), _layout())
 
 
 @settings(max_examples=60, deadline=None)

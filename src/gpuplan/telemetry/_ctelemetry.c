@@ -57,11 +57,27 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
     return era * 146097 + doe - 719468;
 }
 
+/* The date and hour of the last time accepted (`YYYY/MM/DD HH`, 13 bytes) and its start in ms: a log's
+   lines share them for an hour, so only minutes, seconds and milliseconds are read again. */
+typedef struct {
+    uint8_t prefix[13];
+    int sep;
+    int valid;
+    int64_t hour_ms;
+} TimeCache;
+
 /* `YYYY/MM/DD HH:MM:SS.fff` (sep '/', blank between) or `YYYY-MM-DD[ T]HH:MM:SS.fff` (sep '-'). */
-static int64_t time_ms(const uint8_t *buf, Py_ssize_t s, Py_ssize_t e, int sep) {
+static int64_t time_ms(const uint8_t *buf, Py_ssize_t s, Py_ssize_t e, int sep, TimeCache *tc) {
     while (s < e && is_ws(buf[s])) s++;
     while (e > s && is_ws(buf[e - 1])) e--;
     if (e - s != 23) return NO_TIME;
+    if (tc->valid && tc->sep == sep && memcmp(buf + s, tc->prefix, 13) == 0) {
+        /* the same checks as below on the rest; the prefix's passed when it was cached */
+        if (buf[s + 13] != 58 || buf[s + 16] != 58 || buf[s + 19] != DOT) return NO_TIME;
+        int64_t mi = digits(buf, s + 14, 2), ss = digits(buf, s + 17, 2), ms = digits(buf, s + 20, 3);
+        if (mi < 0 || mi > 59 || ss < 0 || ss > 59 || ms < 0) return NO_TIME;
+        return tc->hour_ms + mi * 60000 + ss * 1000 + ms;
+    }
     if (buf[s + 4] != sep || buf[s + 7] != sep || buf[s + 13] != 58 || buf[s + 16] != 58) return NO_TIME;
     uint8_t mid = buf[s + 10];
     if (!(mid == SPACE || (sep == 45 && mid == 84))) return NO_TIME;
@@ -80,6 +96,10 @@ static int64_t time_ms(const uint8_t *buf, Py_ssize_t s, Py_ssize_t e, int sep) 
         dim = 30;
     if (d > dim) return NO_TIME;
     int64_t days = days_from_civil(y, mo, d);
+    memcpy(tc->prefix, buf + s, 13);
+    tc->sep = sep;
+    tc->valid = 1;
+    tc->hour_ms = (days * 24 + hh) * 3600000;
     return ((days * 24 + hh) * 60 + mi) * 60000 + ss * 1000 + ms;
 }
 
@@ -162,6 +182,7 @@ static PyObject *py_parse_block(PyObject *Py_UNUSED(self), PyObject *args) {
     float *out_u = (float *)bu.buf;
     Py_ssize_t pos = start, row = 0;
     int64_t r;
+    TimeCache tc = {{0}, 0, 0, 0};
     while (pos < n_buf) {
         if (row >= cap) {
             PyErr_SetString(PyExc_ValueError, "parse_block: output arrays too short for the block's lines");
@@ -172,7 +193,18 @@ static PyObject *py_parse_block(PyObject *Py_UNUSED(self), PyObject *args) {
         Py_ssize_t field = 0, fs = pos;
         int64_t t = NO_TIME, g = -1;
         double u = -1.0;
+        int t_done = 0;
         for (;;) {
+            if (field == i_time && pos == fs && pos + 23 < n_buf && buf[pos + 23] == COMMA &&
+                (buf[pos + 4] == 47 || buf[pos + 4] == 45)) {
+                /* A time field of exactly 23 bytes: a valid time holds no byte the scan stops at, so
+                   the field ends at the comma and the general path below would read the same. */
+                t = time_ms(buf, pos, pos + 23, buf[pos + 4], &tc);
+                if (t != NO_TIME) {
+                    t_done = 1;
+                    pos += 23;
+                }
+            }
             while (pos < n_buf && !SPECIAL[buf[pos]]) pos++; /* ordinary bytes: nothing to do */
             uint8_t c = pos < n_buf ? buf[pos] : NEWLINE;
             if (c == 0 || c == 1 || c == 34) { r = -1 - row; goto out; } /* NUL, sentinel, quote */
@@ -184,12 +216,14 @@ static PyObject *py_parse_block(PyObject *Py_UNUSED(self), PyObject *args) {
             }
             if (c == COMMA || c == NEWLINE || crlf) {
                 if (field >= ncol) { r = -1 - row; goto out; }
-                if (field == i_time) {
+                if (field == i_time && t_done) {
+                    /* read above */
+                } else if (field == i_time) {
                     Py_ssize_t k = fs;
                     while (k < pos && is_ws(buf[k])) k++;
                     int sep = k + 4 < pos ? buf[k + 4] : 0;
                     if (sep != 47 && sep != 45) { r = -1 - row; goto out; }
-                    t = time_ms(buf, fs, pos, sep);
+                    t = time_ms(buf, fs, pos, sep, &tc);
                     if (t == NO_TIME) { r = -1 - row; goto out; }
                 } else if (field == i_gpu) {
                     g = gpu_index(buf, fs, pos);

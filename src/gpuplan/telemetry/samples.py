@@ -178,7 +178,7 @@ class Collector:
             return
         if self._replay:
             return  # everything streamed is re-read by finish()
-        for k in np.unique(key).tolist():
+        for k in np.flatnonzero(np.bincount(key)).tolist():  # the key ids present (ids are small ints)
             owner = self._owner.setdefault(int(k), src)
             if owner != src:
                 self._replay = True
