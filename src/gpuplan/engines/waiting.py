@@ -18,6 +18,7 @@ job cannot be split, which the fluid queue ignores; with a job trace, `plan --tr
 from __future__ import annotations
 
 import math
+import operator
 from collections import deque
 from dataclasses import dataclass
 
@@ -31,27 +32,45 @@ class FluidRun:
     wait_hours: dict[str, float]  # mean, p50, p95, max over GPU-hours
 
 
-def _quantile(waits: list[float], amounts: list[float], q: float) -> float:
-    if not waits:
+def _quantile(waits: np.ndarray, amounts: list[float], total: float, q: float) -> float:
+    """The smallest wait by which a share q of the GPU-hours (`total`, their sum) has been served:
+    waits in a stable order, amounts added up one by one in that order (numpy's cumulative sum adds
+    in sequence, as a running Python total does)."""
+    if not len(waits):
         return 0.0
-    order = sorted(range(len(waits)), key=waits.__getitem__)
-    total = sum(amounts)
-    acc = 0.0
-    for i in order:
-        acc += amounts[i]
-        if acc >= q * total - 1e-12:
-            return waits[i]
-    return waits[order[-1]]
+    order = np.argsort(waits, kind="stable")
+    acc = np.cumsum(np.asarray(amounts, dtype=np.float64)[order])
+    hit = np.flatnonzero(acc >= q * total - 1e-12)
+    return float(waits[order[hit[0]] if len(hit) else order[-1]])
 
 
 def fluid_queue(demand: np.ndarray, reserved: int, burst_after: float) -> FluidRun:
-    """The FIFO fluid queue of the module docstring for one pool size."""
+    """The FIFO fluid queue of the module docstring for one pool size.
+
+    Hours when nothing waits and the demand fits the pool are served in their own hour (a wait of
+    0); those runs of hours are taken whole, up to the next hour whose demand exceeds the pool."""
     queue: deque[list[float]] = deque()  # [arrival hour, amount waiting]
     waits: list[float] = []
     amounts: list[float] = []
     burst = 0.0
     limit = math.inf if math.isinf(burst_after) else burst_after
-    for t, d in enumerate(demand.tolist()):
+    values = demand.tolist()
+    n = len(values)
+    over = np.flatnonzero(np.asarray(demand, dtype=np.float64) > reserved).tolist() if reserved > 0 else None
+    k = 0  # the next hour in `over` not before t
+    t = 0
+    while t < n:
+        if over is not None and not queue:
+            while k < len(over) and over[k] < t:
+                k += 1
+            stop = over[k] if k < len(over) else n
+            if stop > t:  # hours t..stop-1 fit the pool and nothing waits: each served in its own hour
+                fit = [d for d in values[t:stop] if d > 0]
+                waits += [0.0] * len(fit)
+                amounts += fit
+                t = stop
+                continue
+        d = values[t]
         if d > 0:
             queue.append([float(t), float(d)])
         cap = float(reserved)
@@ -70,12 +89,14 @@ def fluid_queue(demand: np.ndarray, reserved: int, burst_after: float) -> FluidR
             waits.append(limit)
             amounts.append(amount)
             burst += amount
-    n = len(demand)
+        t += 1
     for a, amount in queue:  # still waiting when the curve ends: counted at its wait so far
         waits.append(min(n - a, limit))
         amounts.append(amount)
     total = sum(amounts)
-    mean = sum(w * x for w, x in zip(waits, amounts, strict=True)) / total if total > 0 else 0.0
-    stats = {"mean": mean, "p50": _quantile(waits, amounts, 0.5), "p95": _quantile(waits, amounts, 0.95),
-             "max": max((w for w, x in zip(waits, amounts, strict=True) if x > 1e-12), default=0.0)}
+    mean = sum(map(operator.mul, waits, amounts)) / total if total > 0 else 0.0
+    w = np.asarray(waits, dtype=np.float64)
+    served = w[np.asarray(amounts, dtype=np.float64) > 1e-12]
+    stats = {"mean": mean, "p50": _quantile(w, amounts, total, 0.5), "p95": _quantile(w, amounts, total, 0.95),
+             "max": float(served.max()) if len(served) else 0.0}
     return FluidRun(reserved, burst, stats)
