@@ -236,27 +236,32 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     by_hours = over == "hours_per_day"
     fixed_h, fixed_duration = workload.hours_per_day, workload.duration_hours
     fixed_active = active_days(fixed_duration, dpw)
-    floor = math.floor
+    floor, float_dpw = math.floor, float(dpw)
 
     def decision(x: float) -> float:
-        # calendar.active_days and calendar.calendar_days written out (a call each costs as much as the sum)
+        # calendar.active_days and calendar.calendar_days written out (a call each costs as much as the
+        # sum), and min/max as conditionals that pick the same operand (`max(a, b)` is `b if b > a else a`)
         if by_hours:
             h, duration, active = x, fixed_duration, fixed_active
         else:
             h, duration = fixed_h, x
             days = x / 24
             weeks = floor(days / 7 + 1e-12)
-            active = weeks * dpw + min(max(days - 7 * weeks, 0.0), float(dpw))
+            part = days - 7 * weeks
+            part = 0.0 if part < 0.0 else part
+            active = weeks * dpw + (float_dpw if float_dpw < part else part)
         recovery = rate_g * (h * active * stretch0) / 24 * each_recovery
         run_hours = h * active * stretch
-        daily_run = min(24.0, h * stretch)
+        daily_run = h * stretch
+        daily_run = daily_run if daily_run < 24.0 else 24.0
         if run_hours > 0:
             working = run_hours / daily_run
             if working <= 0:
                 calendar_hours: float = 0.0
             else:
                 weeks = floor(working / dpw + 1e-12)
-                rest = max(working - weeks * dpw, 0.0)
+                rest = working - weeks * dpw
+                rest = 0.0 if rest < 0.0 else rest
                 calendar_hours = (7 * (weeks - 1) + dpw if rest <= 1e-12 else 7 * weeks + rest) * 24
             slack = (24.0 - daily_run) * run_hours / daily_run
         else:
@@ -265,16 +270,19 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             tr = transfer(workload, offer, scenario, active)
             tr_hours, tr_cost = tr.hours, tr.cost
             once = tr_hours if moves_once else 0.0
-            calendar_hours += once + max(0.0, recovery + tr_hours - once - slack)
+            late = recovery + tr_hours - once - slack
+            calendar_hours += once + (late if late > 0.0 else 0.0)
         else:
             tr_cost = 0.0
-            calendar_hours += 0.0 + max(0.0, recovery + 0.0 - 0.0 - slack)
+            late = recovery + 0.0 - 0.0 - slack
+            calendar_hours += 0.0 + (late if late > 0.0 else 0.0)
         wall_hours = setup_hours + calendar_hours
         if container:
             paid = g * run_hours
             ops = paid * ops_per_gpu_hour
         else:
-            lease_hours = max(setup_hours + max(duration, calendar_hours), min_term)
+            lease_hours = setup_hours + (calendar_hours if calendar_hours > duration else duration)
+            lease_hours = min_term if min_term > lease_hours else lease_hours
             paid = billed * lease_hours
             ops = ops_units * lease_hours / month_hours * eng
         return paid * mid + ops + setup + tr_cost + researcher * wall_hours
