@@ -1,6 +1,7 @@
 """`plan ... -o json` without typer (`cli.plan_fast`): the same text as the full command, or None
 so that the full command runs (help, other outputs and options, bad input)."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,19 @@ def test_typer_is_not_imported() -> None:
             "sys.stderr.write(' '.join(m for m in ('typer', 'click', 'rich') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr == "" and out.stdout.startswith("{")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through Linux's /proc")
+@pytest.mark.parametrize("fast", [False, True])
+def test_plan_starts_no_blas_threads(fast: bool) -> None:
+    """numpy's OpenBLAS starts a thread per core when it loads unless told otherwise; plan uses none."""
+    run = "run_plan([h, '-o', 'json'])" if fast else "main(['plan', h, '-o', 'json'])"
+    code = ("import contextlib, io, os; from gpuplan.cli import main; from gpuplan.cli.plan_fast import run_plan; "
+            f"h = {HYBRID!r}\nwith contextlib.redirect_stdout(io.StringIO()): {run}\n"
+            "print(len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["1", "1"]
+    kept = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**env, "OPENBLAS_NUM_THREADS": "2"})
+    assert kept.stdout.split()[1] == "2"  # the user's own setting stays

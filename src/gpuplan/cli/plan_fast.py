@@ -76,6 +76,9 @@ def run_plan(args: list[str]) -> int | None:
     opts = parse(args)
     if opts is None:
         return None
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `cli.plan.one_blas_thread` (no typer here)
     from gpuplan import api
     from gpuplan.constants import DEFAULT_QUEUEING
     from gpuplan.errors import GpuplanError
