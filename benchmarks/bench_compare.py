@@ -1,6 +1,7 @@
 """Startup and compare speed, as a user runs them: whole processes, median of --runs.
 
-Prints first, whole processes:
+Prints first, whole processes, as installed (Python's bytecode cache on, in a folder of the run's own;
+one warm-up run of each command, not counted):
 - `python -c pass`, the floor any Python CLI pays;
 - `gpuplan --help`;
 - `gpuplan compare SCENARIO -o json` on generated scenarios of 10 and 5,000 workloads, against a
@@ -92,14 +93,15 @@ def differences(a: object, b: object) -> int:
     return int(a != b)
 
 
-def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
-    """Median wall seconds of `runs` child processes (CPU seconds of each, user + system, in CPU_S)."""
+def timed(cmd: list[str], runs: int, env: dict[str, str]) -> tuple[float, bytes]:
+    """Median wall seconds of `runs` child processes after a warm-up (CPU seconds of each, user +
+    system, in CPU_S)."""
     times, cpus = [], []
-    out = b""
+    out = subprocess.run(cmd, check=True, capture_output=True, env=env).stdout
     for _ in range(runs):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True).stdout
+        out = subprocess.run(cmd, check=True, capture_output=True, env=env).stdout
         times.append(time.perf_counter() - t0)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
@@ -128,19 +130,24 @@ def main() -> None:
     args = ap.parse_args()
     py = sys.executable
     runs = max(3, args.runs)
-    print(f"whole processes, median of {runs} (wall ms; CPU ms = user + system of the process)")
-    base, _ = timed([py, "-c", "pass"], runs)
-    help_t, _ = timed([py, "-m", "gpuplan", "--help"], runs)
-    print(f"  python -c pass                       {base * 1000:8.0f}")
-    print(f"  gpuplan --help                       {help_t * 1000:8.0f}")
-    goals = {10: 250, 5000: 1500}
-    big_json = b""
     with tempfile.TemporaryDirectory() as tmp:
-        env = None
+        # as installed: Python's bytecode cache on (pip writes it; PYTHONDONTWRITEBYTECODE would make
+        # every run compile gpuplan's sources again), kept in this run's own folder, filled by a warm-up
+        ours_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        ours_env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        print(f"whole processes, median of {runs} after a warm-up (wall ms; CPU ms = user + system of the "
+              "process; bytecode cached, as installed)")
+        base, _ = timed([py, "-c", "pass"], runs, ours_env)
+        help_t, _ = timed([py, "-m", "gpuplan", "--help"], runs, ours_env)
+        print(f"  python -c pass                       {base * 1000:8.0f}")
+        print(f"  gpuplan --help                       {help_t * 1000:8.0f}")
+        goals = {10: 250, 5000: 1500}
+        big_json = b""
+        old_env = ours_env
         if args.baseline:
             old_src = export_source(args.baseline, Path(tmp))
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(old_src),
-                                                                          os.environ.get("PYTHONPATH")]))}
+            old_env = {**ours_env, "PYTHONPATH": os.pathsep.join(filter(None, [str(old_src),
+                                                                               os.environ.get("PYTHONPATH")]))}
             label = f"{args.baseline[:12]:>12}"
         else:
             label = "brentq as before"
@@ -149,7 +156,7 @@ def main() -> None:
             path.write_text(scenario(n))
             ours_cmd = [py, "-m", "gpuplan", "compare", str(path), "-o", "json"]
             old_cmd = ours_cmd if args.baseline else [py, __file__, "--brentq", "compare", str(path), "-o", "json"]
-            ours, old, ratio, out, old_out, cpu, old_cpu = paired(ours_cmd, old_cmd, runs, env)
+            ours, old, ratio, out, old_out, cpu, old_cpu = paired(ours_cmd, old_cmd, runs, ours_env, old_env)
             import json
 
             if args.baseline:
@@ -181,24 +188,26 @@ def main() -> None:
               f"compact {(t3 - t2) * 1000:.0f} ms, {len(compact) / 1e6:.1f} MB")
 
 
-def paired(a: list[str], b: list[str], runs: int, b_env: dict[str, str] | None
+def paired(a: list[str], b: list[str], runs: int, a_env: dict[str, str], b_env: dict[str, str]
            ) -> tuple[float, float, float, bytes, bytes, float, float]:
     """A and B in turn (A B A B ...: a drift of the machine's speed hits both): median wall seconds,
     the median of B/A pair by pair, the last outputs, median CPU seconds (user + system of each child)."""
     walls: tuple[list[float], list[float]] = ([], [])
     cpus: tuple[list[float], list[float]] = ([], [])
     outs = [b"", b""]
-    for _ in range(runs):
-        for k, (cmd, env) in enumerate(((a, None), (b, b_env))):
+    for run in range(runs + 1):  # the first, a warm-up, not counted
+        for k, (cmd, env) in enumerate(((a, a_env), (b, b_env))):
             with tempfile.TemporaryFile() as sink:  # a file, as `> out.json` (a pipe would time our reading)
                 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 subprocess.run(cmd, check=True, stdout=sink, env=env)
-                walls[k].append(time.perf_counter() - t0)
+                wall = time.perf_counter() - t0
                 r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 sink.seek(0)
                 outs[k] = sink.read()
-            cpus[k].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+            if run:
+                walls[k].append(wall)
+                cpus[k].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     med = statistics.median
     ratio = med(y / x for x, y in zip(walls[0], walls[1], strict=True))
     return med(walls[0]), med(walls[1]), ratio, outs[0], outs[1], med(cpus[0]), med(cpus[1])
