@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -120,6 +120,15 @@ class CompareResult:
         from gpuplan.engines.compare_document import compare_data
 
         return compare_data(self, lang, explain)
+
+    def document_stream(self, lang: str = "en",
+                        explain: bool = False) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+        """`document_data` without its `workloads` (its last key), and the workloads one at a time,
+        made as asked for: a writer prints each and lets it go (a big scenario's document is never
+        whole in memory)."""
+        from gpuplan.engines.compare_document import compare_data_stream
+
+        return compare_data_stream(self, lang, explain)
 
 
 def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:

@@ -81,3 +81,16 @@ def test_compare_json_loads_no_contract_model() -> None:
     out = subprocess.run([sys.executable, "-c", code, str(ROOT / "examples" / "seed-910b.yaml")],
                          capture_output=True, text=True, check=True)
     assert out.stderr.strip().endswith("False")
+
+
+@pytest.mark.parametrize("args", [[], ["--lang", "zh", "--explain"]])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_compare_json_prints_the_validated_document(example: Path, args: list[str],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """What `compare -o json` prints, a workload at a time: json.dumps(indent=2) of the validated document."""
+    from gpuplan.cli import main
+
+    assert main(["compare", str(example), "-o", "json", *args]) == 0
+    lang = "zh" if args else "en"
+    doc = compare_json(api.compare(example).document(lang, explain=bool(args)))
+    assert capsys.readouterr().out == json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gpuplan import api
-from gpuplan.render.json_text import dumps_indented
+from gpuplan.render.json_text import dumps_indented, write_indented
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,3 +84,21 @@ def test_what_json_does_its_own_way_is_left_to_json() -> None:
 def test_compare_documents(example: Path) -> None:
     data = api.compare(example).document_data("zh", explain=True)
     assert dumps_indented(data) == std(data)
+
+
+def streamed(head: dict[str, Any], key: str, items: list[Any]) -> str:
+    out: list[str] = []
+    write_indented(head, key, iter(items), out.append)
+    return "".join(out)
+
+
+def test_written_piece_by_piece() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        head = {f"k{i}": random_data(rng) for i in range(rng.randint(0, 3))}
+        items = [random_data(rng) for _ in range(rng.randint(0, 4))]
+        assert streamed(head, "items", items) == std({**head, "items": items})
+    odd = {"n": {1: "int key"}, "o": [Colour.RED, Name("x")]}  # left to json, indented where it sits
+    assert streamed(odd, "w", [{2.5: [None]}, [{True: 1}]]) == std({**odd, "w": [{2.5: [None]}, [{True: 1}]]})
+    with pytest.raises(ValueError, match="last key"):
+        streamed({"w": 1}, "w", [])

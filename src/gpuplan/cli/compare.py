@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 
 from gpuplan.api import STARTER
 from gpuplan.cli.app import app
-from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console, write_json
+from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console
 
 
 @app.command()
@@ -50,8 +51,13 @@ def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, 
         from gpuplan.render.html import write_report
 
         write_report("compare", result, html, lang_code)
-    if output == OutputFormat.json:  # the document's data as compare_json gives it, not validated again
-        write_json(result.document_data(lang_code, explain=explain))
+    if output == OutputFormat.json:  # the document's data as compare_json gives it, not validated again,
+        # written a workload at a time (write_json's text: the same bytes, never the whole document in memory)
+        from gpuplan.render.json_text import write_indented
+
+        head, workloads = result.document_stream(lang_code, explain=explain)
+        write_indented(head, "workloads", workloads, sys.stdout.write)
+        sys.stdout.write("\n")
         return
     from gpuplan.render.compare import compare_markdown, compare_table
 

@@ -8,6 +8,7 @@ dataclasses or computes a figure. `--explain` lines are written here too, from t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.engines.advise import WorkloadAdvice
@@ -37,10 +38,18 @@ def compare_data(result: Any, lang: str = "en", explain: bool = False) -> dict[s
     makes of `compare_document` (same keys in the same order, the same numbers and types), without
     the contract's validation, which costs more than building it on big scenarios (`compare -o json`
     prints this; the contract tests check the two agree and that it validates)."""
+    head, workloads = compare_data_stream(result, lang, explain)
+    return {**head, "workloads": list(workloads)}
+
+
+def compare_data_stream(result: Any, lang: str = "en",
+                        explain: bool = False) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """`compare_data` in two parts: the document without its `workloads` (its last key), and the
+    workloads one at a time, made as they are asked for (a writer can print each and let it go)."""
     s = result.scenario
-    return {"schema": SCHEMA, "currency": s.currency, "days_per_month": float(s.days_per_month),
-            "catalog_files": list(s.catalog_files),
-            "workloads": [_workload(adv, s, lang, explain) for adv in result.advice]}
+    head = {"schema": SCHEMA, "currency": s.currency, "days_per_month": float(s.days_per_month),
+            "catalog_files": list(s.catalog_files)}
+    return head, (_workload(adv, s, lang, explain) for adv in result.advice)
 
 
 def _terms(tm: Any) -> dict[str, float]:

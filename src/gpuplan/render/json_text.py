@@ -12,6 +12,7 @@ it was not written for (a key that is not a string, a type JSON has no word for)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # the C escaper (ensure_ascii=False) where the build has it
 from typing import Any
 
@@ -29,6 +30,32 @@ def dumps_indented(data: Any) -> str:
         return _value(data, 0, ["\n"])
     except (_Unusual, RecursionError):
         return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def write_indented(head: dict[str, Any], last_key: str, items: Iterable[Any], write: Callable[[str], Any]) -> None:
+    """Write `dumps_indented({**head, last_key: list(items)})` piece by piece: each item is formatted,
+    written and let go before the next is asked for (a big document is never whole in memory)."""
+    if any(type(k) is not str for k in head) or last_key in head:
+        raise ValueError("head: string keys, and not the last key")
+    nls = ["\n"]
+    nl1, nl2 = _nl(1, nls), _nl(2, nls)
+    parts = [encode_basestring(k) + ": " + _at_level(v, 1, nls) for k, v in head.items()]
+    write("{" + nl1 + "".join(p + "," + nl1 for p in parts) + encode_basestring(last_key) + ": ")
+    sep = "[" + nl2
+    for item in items:
+        write(sep + _at_level(item, 2, nls))
+        sep = "," + nl2
+    write("[]" if sep.startswith("[") else nl1 + "]")
+    write("\n}")
+
+
+def _at_level(v: Any, level: int, nls: list[str]) -> str:
+    """`v`'s text inside a document at `level` (json.dumps's own text, indented, where the fast
+    writer leaves it to json)."""
+    try:
+        return _value(v, level, nls)
+    except (_Unusual, RecursionError):
+        return json.dumps(v, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * level)
 
 
 def _float(x: float) -> str:
