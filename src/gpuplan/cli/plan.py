@@ -56,5 +56,7 @@ def plan(
 
 def one_blas_thread() -> None:
     """A plan does no linear algebra: numpy's OpenBLAS, loaded next, need not start a thread per core
-    (about 0.05 s of a plan's process on 2 cores). A value the user set is kept."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    (about 0.05 s of a plan's process on 2 cores). A value the user set is kept; once numpy is loaded
+    (a process that ran something else first) the setting could not act, and is not made."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

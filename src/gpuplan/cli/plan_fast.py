@@ -78,7 +78,8 @@ def run_plan(args: list[str]) -> int | None:
         return None
     import os
 
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `cli.plan.one_blas_thread` (no typer here)
+    if "numpy" not in sys.modules:  # as `cli.plan.one_blas_thread` (which would import typer)
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from gpuplan import api
     from gpuplan.constants import DEFAULT_QUEUEING
     from gpuplan.errors import GpuplanError
