@@ -302,3 +302,14 @@ def test_past_the_row_limit_it_allocates_nothing_and_the_full_command_says_so(
     assert lean.simulate_text(p, "8") is None
     assert main(["simulate", str(p), "-r", "8", "-o", "json"]) == 2
     assert "more than 4 rows" in capsys.readouterr().err
+
+
+def test_plan_and_compare_step_aside_when_the_catalog_comes_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.cli.fast import run
+
+    example = str(Path(__file__).resolve().parents[2] / "examples" / "seed-910b.yaml")
+    monkeypatch.setenv("GPUPLAN_CATALOG", "/nonexistent/catalog.yaml")
+    for command in ("plan", "compare"):
+        assert run(command, [example, "-o", "json"]) is None
+    assert run("export", [example]) is None  # no lean path at all

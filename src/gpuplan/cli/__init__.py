@@ -4,8 +4,8 @@ Errors caused by input (`GpuplanError`) print one line with a hint and exit 2; a
 internal error, exit 1, with the traceback only under `--debug`.
 
 What a user waits for is the whole process, so `main` imports only what the command being run needs:
-the command's own module (not all twelve), and for a plain `simulate ... -o json` not even typer
-(`cli.fast`).
+the command's own module (not all twelve), and for a plain `simulate`, or `plan`/`compare` with
+`-o json`, not even typer (`cli.fast`).
 """
 
 from __future__ import annotations
@@ -69,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     from gpuplan.errors import GpuplanError
 
     try:
-        if args[:1] == ["simulate"]:
-            from gpuplan.cli.fast import run_simulate
+        if args[:1] in (["simulate"], ["plan"], ["compare"]):
+            from gpuplan.cli.fast import run
 
-            code = run_simulate(args[1:])
+            code = run(args[0], args[1:])
             if code is not None:
                 return code
         load_app(args)(args=args, prog_name="gpuplan", standalone_mode=True)

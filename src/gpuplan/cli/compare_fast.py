@@ -6,7 +6,7 @@ command line this parser fully understands (the options below, each once, `--opt
 what the full command prints; anything else -- help, another option or output, a misspelt value,
 GPUPLAN_CATALOG set (the full command reads it), bad input of any kind -- returns None and the full
 command runs, which gives the same document or the one error message the user would see anyway.
-`cli.main` offers `compare` lines here first once its owner adds the hook (as for `plan_fast`).
+`cli.main` offers `compare` lines here first (`cli.fast.run`).
 """
 
 from __future__ import annotations
@@ -15,60 +15,28 @@ import os
 import sys
 from pathlib import Path
 
-# option -> (field, values it may take; None: any)
-_OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+from gpuplan.cli.fast import Options, parse_line
+
+_OPTIONS: Options = {
     "--output": ("output", ("json",)),
     "-o": ("output", ("json",)),
     "--lang": ("lang", ("en", "zh")),
     "--catalog": ("catalog", None),
 }
-_FLAGS = {"--explain": "explain"}
 
 
 def parse(args: list[str]) -> dict[str, str] | None:
     """The options of a plain `compare ... -o json` line (after `compare`), or None when the full
     parser must read it."""
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if tok in _FLAGS:
-            if _FLAGS[tok] in out:
-                return None
-            out[_FLAGS[tok]] = "1"
-            i += 1
-            continue
-        if tok.startswith("--") and "=" in tok:
-            name, value = tok.split("=", 1)
-            i += 1
-        elif tok in _OPTIONS:
-            if i + 1 >= len(args) or args[i + 1].startswith("-"):
-                return None
-            name, value = tok, args[i + 1]
-            i += 2
-        elif tok.startswith("-"):
-            return None  # --help, --html, --measured, -ojson, `--`, an option this path does not take
-        else:
-            if "scenario" in out:
-                return None
-            out["scenario"] = tok
-            i += 1
-            continue
-        if name not in _OPTIONS or not value:
-            return None
-        field, allowed = _OPTIONS[name]
-        if (allowed is not None and value not in allowed) or field in out:
-            return None
-        out[field] = value
-    if "scenario" not in out or out.get("output") != "json":
-        return None
-    return out
+    got = parse_line(args, _OPTIONS, positional="scenario", required=("scenario", "output"),
+                     flags={"--explain": "explain"})
+    return None if got is None else {k: str(v) for k, v in got.items()}
 
 
 def run_compare(args: list[str]) -> int | None:
     """Run `compare ARGS` without typer and return its exit code, or None to run the full command."""
     opts = parse(args)
-    if opts is None or "GPUPLAN_CATALOG" in os.environ:
+    if opts is None or "GPUPLAN_CATALOG" in os.environ:  # typer reads it as --catalog: the full command
         return None
     import gc
 

@@ -1,16 +1,17 @@
-"""`gpuplan simulate TRACE -r R ...` without typer, pydantic or numpy.
+"""Plain command lines without typer: `simulate` (without pydantic or numpy either), and `plan`
+and `compare` with `-o json` (cli/plan_fast.py, cli/compare_fast.py).
 
-The full command line (typer, then `api.simulate`) costs about 0.3 s of imports before the first
-job is read; a replay of a few thousand jobs then takes milliseconds. `main` offers each
-`simulate` command line here first. A line this parser fully understands (the options below, each
-once, `--opt value`, `--opt=value` or `-x value`) without a scenario runs the lean replay
-(`gpuplan.sim.lean`) and prints the same table, markdown or JSON as the full command (the table
-and markdown through the same renderers); anything else -- help, another option, a scenario, a
-misspelt value, bad input of any kind -- returns None and the full command runs, which gives the
-same output or the one error message the user would see anyway.
+typer, click and the adapters they build cost about a tenth of a second before any work starts, and
+a small command's work is often less. `main` offers those three commands' lines here first. A line
+`parse_line` fully understands (each command's options, each once, `--opt value`, `--opt=value` or
+`-x value`) runs without typer and prints exactly what the full command prints; anything else --
+help, another option, a misspelt value, `GPUPLAN_CATALOG` set for plan or compare, bad input of any
+kind -- returns None and the full command runs, which gives the same output or the one error
+message the user would see anyway.
 
-It calls its engine directly rather than through `gpuplan.api`: importing the api's dataclasses
-would cost more than the replay it serves.
+A plain `simulate` (no scenario) runs the lean replay (`gpuplan.sim.lean`) and prints the same
+table, markdown or JSON through the same renderers. It calls that engine directly rather than
+through `gpuplan.api`: importing the api's dataclasses would cost more than the replay it serves.
 """
 
 from __future__ import annotations
@@ -21,8 +22,86 @@ from typing import Any
 
 from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
 
-# option -> (field, values it may take; None: any)
-_OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+Options = dict[str, tuple[str, tuple[str, ...] | None]]
+"""option -> (field, the values it may take; None: any)"""
+
+
+def parse_line(
+    args: list[str],
+    options: Options,
+    *,
+    positional: str,
+    required: tuple[str, ...],
+    flags: dict[str, str] | None = None,
+    repeatable: frozenset[str] = frozenset(),
+) -> dict[str, str | list[str]] | None:
+    """A command's arguments (after its name) when they are plain: one `positional`, `options` as
+    `--opt value`, `--opt=value` or `-x value` with an allowed value, each once but the `repeatable`
+    fields, `flags` without a value, every field of `required` present. Else None: help, `--`, glued
+    short options, an option or value this path does not take, anything typer would read otherwise."""
+    flags = flags or {}
+    out: dict[str, str | list[str]] = {}
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok in flags:
+            if flags[tok] in out:
+                return None
+            out[flags[tok]] = "1"
+            i += 1
+            continue
+        if tok.startswith("--") and "=" in tok:
+            name, value = tok.split("=", 1)
+            i += 1
+        elif tok in options:
+            if i + 1 >= len(args) or args[i + 1].startswith("-"):
+                return None
+            name, value = tok, args[i + 1]
+            i += 2
+        elif tok.startswith("-"):
+            return None
+        else:
+            if positional in out:
+                return None
+            out[positional] = tok
+            i += 1
+            continue
+        if name not in options or not value:
+            return None
+        field, allowed = options[name]
+        if allowed is not None and value not in allowed:
+            return None
+        if field in repeatable:
+            prev = out.setdefault(field, [])
+            assert isinstance(prev, list)
+            prev.append(value)
+        elif field in out:
+            return None
+        else:
+            out[field] = value
+    return out if all(f in out for f in required) else None
+
+
+def run(command: str, args: list[str]) -> int | None:
+    """Run `command ARGS` the lean way when it has one and the line is plain; None: run the full command."""
+    import os
+
+    if command == "simulate":
+        return run_simulate(args)
+    if "GPUPLAN_CATALOG" in os.environ:  # typer reads it as --catalog: the full command
+        return None
+    if command == "plan":
+        from gpuplan.cli.plan_fast import run_plan
+
+        return run_plan(args)
+    if command == "compare":
+        from gpuplan.cli.compare_fast import run_compare
+
+        return run_compare(args)
+    return None
+
+
+_SIMULATE: Options = {
     "--reserved": ("reserved", None),
     "-r": ("reserved", None),
     "--wait": ("wait", None),
@@ -36,47 +115,12 @@ _OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "-o": ("output", ("table", "json", "markdown")),
     "--lang": ("lang", ("en", "zh")),
 }
-_REPEATABLE = {"max_wait"}
 
 
 def parse(args: list[str]) -> dict[str, str | list[str]] | None:
     """The options of a plain `simulate` line, or None when the full parser must read it."""
-    out: dict[str, str | list[str]] = {}
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if tok.startswith("--") and "=" in tok:
-            name, value = tok.split("=", 1)
-            i += 1
-        elif tok in _OPTIONS:
-            if i + 1 >= len(args) or args[i + 1].startswith("-"):
-                return None
-            name, value = tok, args[i + 1]
-            i += 2
-        elif tok.startswith("-"):
-            return None  # --help, -r8, an option this path does not take
-        else:
-            if "trace" in out:
-                return None
-            out["trace"] = tok
-            i += 1
-            continue
-        if name not in _OPTIONS:
-            return None
-        field, allowed = _OPTIONS[name]
-        if allowed is not None and value not in allowed:
-            return None
-        if field in _REPEATABLE:
-            prev = out.setdefault(field, [])
-            assert isinstance(prev, list)
-            prev.append(value)
-        elif field in out:
-            return None
-        else:
-            out[field] = value
-    if "trace" not in out or "reserved" not in out:
-        return None
-    return out
+    return parse_line(args, _SIMULATE, positional="trace", required=("trace", "reserved"),
+                      repeatable=frozenset({"max_wait"}))
 
 
 def run_simulate(args: list[str]) -> int | None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gpuplan.cli.fast import Options, parse_line
 from gpuplan.constants import QUEUEINGS
 
-# option -> (field, values it may take; None: any)
-_OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+_OPTIONS: Options = {
     "--demand": ("demand", None),
     "--trace": ("trace", None),
     "--trace-format": ("trace_format", None),
@@ -27,56 +27,22 @@ _OPTIONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "--catalog": ("catalog", None),
     "--max-wait": ("max_wait", None),
 }
-_REPEATABLE = {"max_wait"}
 
 
 def parse(args: list[str]) -> dict[str, str | list[str]] | None:
     """The options of a plain `plan ... -o json` line (after `plan`), or None when the full parser
     must read it."""
-    out: dict[str, str | list[str]] = {}
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if tok.startswith("--") and "=" in tok:
-            name, value = tok.split("=", 1)
-            i += 1
-        elif tok in _OPTIONS:
-            if i + 1 >= len(args) or args[i + 1].startswith("-"):
-                return None
-            name, value = tok, args[i + 1]
-            i += 2
-        elif tok.startswith("-"):
-            return None  # --help, --explain, --html, -ojson, an option this path does not take
-        else:
-            if "scenario" in out:
-                return None
-            out["scenario"] = tok
-            i += 1
-            continue
-        if name not in _OPTIONS or not value:
-            return None
-        field, allowed = _OPTIONS[name]
-        if allowed is not None and value not in allowed:
-            return None
-        if field in _REPEATABLE:
-            prev = out.setdefault(field, [])
-            assert isinstance(prev, list)
-            prev.append(value)
-        elif field in out:
-            return None
-        else:
-            out[field] = value
-    if "scenario" not in out or out.get("output") != "json":
-        return None
-    return out
+    return parse_line(args, _OPTIONS, positional="scenario", required=("scenario", "output"),
+                      repeatable=frozenset({"max_wait"}))
 
 
 def run_plan(args: list[str]) -> int | None:
     """Run `plan ARGS` without typer and return its exit code, or None to run the full command."""
-    opts = parse(args)
-    if opts is None:
-        return None
     import os
+
+    opts = parse(args)
+    if opts is None or "GPUPLAN_CATALOG" in os.environ:  # typer reads it as --catalog: the full command
+        return None
 
     if "numpy" not in sys.modules:  # as `cli.plan.one_blas_thread` (which would import typer)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
