@@ -6,10 +6,12 @@ pooled GPUs in thousandths of a card, a queued job bursts at its deadline). It r
 process (`python bench_simulate.py --plain TRACE`), imports nothing but the standard library, and
 prints the numbers gpuplan prints, which the benchmark checks are the same.
 
-Prints first, whole processes (wall time, median of --repeats, and peak memory), for the shared openb
-trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 620,300 jobs, x1000 = 6.2 million):
-`gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, and the ratio.
-Then, labelled as such, in-process figures (read, sort, replay) of the compiled loop.
+Prints first, whole processes (wall and CPU seconds, median of --repeats, and peak memory), for the
+shared openb trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 620,300 jobs, x1000 =
+6.2 million): `gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, run in turn
+(A B A B ..., after a warm-up each, with Python's bytecode cache on as after `pip install`), the
+ratio of the medians and the median of the paired ratios. Then, labelled as such, in-process
+figures of the lean path's C steps (read, select, sort, replay, summary) on the largest trace.
 Goals (issue 15): never slower than the plain replay; >= 20x it at x100; x1000 under 3 s and 1.5 GB.
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 1,10,100,1000] [--repeats 3]
@@ -21,6 +23,7 @@ import argparse
 import csv
 import heapq
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -136,11 +139,15 @@ def build_trace(src: Path, copies: int, dest: Path) -> None:
 # ---------------------------------------------------------------- whole processes
 
 
+ENV = dict(os.environ)
+"""Both sides' environment: Python's bytecode cache on, as after `pip install` (set in main)."""
+
+
 def timed(cmd: list[str]) -> tuple[float, float, str]:
     """Wall and CPU (user + system) seconds of one child process, and its stdout."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False, env=ENV)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
@@ -148,15 +155,26 @@ def timed(cmd: list[str]) -> tuple[float, float, str]:
     return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime, r.stdout
 
 
-def median_run(cmd: list[str], repeats: int) -> tuple[float, float, str]:
-    """Median wall and median CPU seconds of `repeats` runs, and the last stdout."""
-    walls, cpus = [], []
-    out = ""
+def paired(a: list[str], b: list[str] | None, repeats: int) -> tuple[tuple[float, float, str], ...]:
+    """Runs A and B in turn (A B A B ...: a drift of the machine's speed hits both), after one warm-up
+    each (it writes the bytecode cache); per side the median wall and CPU seconds and the last stdout,
+    and the median of the paired wall ratios B/A (0 without B)."""
+    timed(a)
+    if b is not None:
+        timed(b)
+    runs: dict[int, list[tuple[float, float, str]]] = {0: [], 1: []}
     for _ in range(repeats):
-        w, c, out = timed(cmd)
-        walls.append(w)
-        cpus.append(c)
-    return statistics.median(walls), statistics.median(cpus), out
+        runs[0].append(timed(a))
+        if b is not None:
+            runs[1].append(timed(b))
+
+    def med(side: list[tuple[float, float, str]]) -> tuple[float, float, str]:
+        if not side:
+            return 0.0, 0.0, ""
+        return statistics.median(r[0] for r in side), statistics.median(r[1] for r in side), side[-1][2]
+
+    ratio = statistics.median(y[0] / x[0] for x, y in zip(runs[0], runs[1], strict=True)) if runs[1] else 0.0
+    return med(runs[0]), med(runs[1]), (ratio, 0.0, "")
 
 
 def peak_mb(cmd: list[str]) -> float:
@@ -196,9 +214,13 @@ def main() -> int:
     )
     print(
         f"{'trace':>10} {'jobs':>10} {'gpuplan s':>10} {'CPU s':>7} {'MB':>7} {'plain s':>9} {'CPU s':>7} "
-        f"{'ratio':>7} {'CPU':>7}  same"
+        f"{'ratio':>7} {'CPU':>7} {'paired':>7}  same"
     )
     with tempfile.TemporaryDirectory() as tmp:
+        # as installed: the bytecode cache on (pip writes it), kept in the temporary folder; under
+        # PYTHONDONTWRITEBYTECODE every run would compile gpuplan again
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         for copies in (int(c) for c in args.copies.split(",")):
             if copies == 1:
                 path = SHARED
@@ -209,16 +231,17 @@ def main() -> int:
                 str(GPUPLAN), "simulate", str(path), "-r", str(args.reserved),
                 "-w", f"{args.wait_hours:g}h", "--queueing", "strict-fifo", "-o", "json",
             ]
-            t_ours, c_ours, out = median_run(ours_cmd, args.repeats)
+            plain_cmd = [
+                sys.executable, __file__, "--plain", str(path), "--reserved", str(args.reserved),
+                "--wait-hours", str(args.wait_hours),
+            ]
+            with_plain = copies <= args.plain_max_copies
+            (t_ours, c_ours, out), (t_plain, c_plain, pout), (ratio, _, _) = paired(
+                ours_cmd, plain_cmd if with_plain else None, args.repeats)
             mb = peak_mb(ours_cmd)
             run = json.loads(out)["runs"][0]
             line = f"{'x' + str(copies):>10} {run['jobs']:>10,} {t_ours:>10.3f} {c_ours:>7.3f} {mb:>7.0f}"
-            if copies <= args.plain_max_copies:
-                plain_cmd = [
-                    sys.executable, __file__, "--plain", str(path), "--reserved", str(args.reserved),
-                    "--wait-hours", str(args.wait_hours),
-                ]
-                t_plain, c_plain, pout = median_run(plain_cmd, args.repeats)
+            if with_plain:
                 base = json.loads(pout)
                 same = (
                     (base["jobs"], base["burst_jobs"]) == (run["jobs"], run["burst_jobs"])
@@ -226,7 +249,8 @@ def main() -> int:
                     and _close(base["mean_wait_hours"], run["wait_hours"]["mean"])
                 )
                 ok &= same
-                line += f" {t_plain:>9.3f} {c_plain:>7.3f} {t_plain / t_ours:>6.1f}x {c_plain / c_ours:>6.1f}x  {same}"
+                line += (f" {t_plain:>9.3f} {c_plain:>7.3f} {t_plain / t_ours:>6.1f}x {c_plain / c_ours:>6.1f}x"
+                         f" {ratio:>6.1f}x  {same}")
             else:
                 line += f" {'-':>9} {'-':>7}  (baseline skipped: --plain-max-copies)"
             print(line, flush=True)
@@ -238,21 +262,31 @@ def main() -> int:
 
 
 def in_process(path: Path, args: argparse.Namespace) -> None:
-    """In-process figures for the largest trace (after imports, in this process: not what a user sees)."""
-    from gpuplan.sim.replay import Jobs, kernel_name, replay
-    from gpuplan.sim.traces import read_trace
+    """In-process figures for the largest trace, step by step as the command's lean path runs them
+    (after imports, in this process: not what a user sees)."""
+    from gpuplan.sim import _ckernel as k
+    from gpuplan.sim.lean import _PLAIN_FORMATS
 
-    t0 = time.perf_counter()
-    trace = read_trace(path)
-    t1 = time.perf_counter()
-    jobs = Jobs.from_trace(trace)
-    t2 = time.perf_counter()
-    replay(jobs, args.reserved, args.wait_hours * 3600, "strict-fifo", "gpu")
-    t3 = time.perf_counter()
-    print(
-        f"\nin-process, {path.name} ({len(jobs):,} jobs; compiled loop: {kernel_name()}): "
-        f"read {t1 - t0:.3f} s, sort {t2 - t1:.3f} s, replay {t3 - t2:.3f} s"
-    )
+    names, kind, _ = _PLAIN_FORMATS["alibaba-2023"]
+    t = [time.perf_counter()]
+    got = k.read_columns(str(path), names)
+    t.append(time.perf_counter())
+    assert got is not None
+    selected = k.select_jobs(kind, got[1])
+    assert selected is not None
+    submit, duration, gpus, _, _ = selected
+    t.append(time.perf_counter())
+    units = k.prepare([submit, duration, gpus])
+    t.append(time.perf_counter())
+    n = len(submit) // 8
+    start, burst = bytearray(8 * n), bytearray(n)
+    k.replay(submit, duration, units, 1, args.reserved * 1000, args.wait_hours * 3600, False, start, burst)
+    t.append(time.perf_counter())
+    k.summarize([submit, duration, gpus, start, burst], 1.0)
+    t.append(time.perf_counter())
+    steps = ("read", "select", "sort", "replay", "summary")
+    print(f"\nIN-PROCESS, {path.name} ({n:,} jobs; the lean path's C steps): "
+          + ", ".join(f"{s} {b - a:.3f} s" for s, a, b in zip(steps, t[:-1], t[1:], strict=True)))
 
 
 if __name__ == "__main__":
