@@ -1,5 +1,6 @@
-"""`inputs.scenario.construct`: the scenario reader's own construction of the YAML data must give what
-the loader's `construct_document` gives, for any document it accepts (and hand the rest to it)."""
+"""`inputs.yaml_data.construct` (used for scenarios, the catalog and the messages): its own
+construction of the YAML data must give what the loader's `construct_document` gives, for any
+document it accepts (and hand the rest to it)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuplan.inputs.scenario import construct
+from gpuplan.inputs.yaml_data import construct, load
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -107,3 +108,16 @@ def test_plain_documents_are_built_without_the_loader(text: str) -> None:
         assert same(construct(loader, loader.get_single_node()), yaml.load(text, Loader=LOADER))  # noqa: S506
     finally:
         loader.dispose()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_load_is_yaml_load(path: Path) -> None:
+    """What the catalog and message readers call: yaml.load's data for every YAML file of the project."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        want = yaml.load(text, Loader=LOADER)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:  # the malformed fixtures: the same error
+        with pytest.raises(type(exc)):
+            load(text)
+        return
+    assert load(text) == want

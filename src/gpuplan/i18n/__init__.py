@@ -17,19 +17,17 @@ LANGS = ("en", "zh")
 
 @lru_cache(maxsize=4)
 def catalog(lang: str) -> dict[str, str]:
-    import yaml
+    from gpuplan.inputs.yaml_data import load
 
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
     merged: dict[str, str] = {}
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     for entry in sorted(resources.files("gpuplan.i18n").iterdir(), key=lambda e: e.name):
         name = entry.name
         if not name.endswith(f".{lang}.yaml"):
             continue
         area = name[: -len(f".{lang}.yaml")]
-        # libyaml's safe parser where present (~10x faster: every command reads these catalogs)
-        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader) or {}  # noqa: S506 - a safe loader
+        data = load(entry.read_text(encoding="utf-8")) or {}  # every command reads these catalogs
         for key, text in data.items():
             merged[f"{area}.{key}"] = str(text)
     return merged

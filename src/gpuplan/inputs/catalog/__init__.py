@@ -81,10 +81,10 @@ class Catalog(BaseModel):
 def _read_yaml(path: Path | None, text: str, name: str) -> Any:
     import yaml
 
+    from gpuplan.inputs.yaml_data import load
+
     try:
-        # libyaml's parser where present: the same safe constructors, ~10x faster (every command reads
-        # the bundled catalog)
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+        return load(text)  # libyaml's safe loader, plain documents built lean (every command reads it)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CatalogError(
