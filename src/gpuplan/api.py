@@ -202,7 +202,9 @@ def compare(
     """Each workload on each offer and the verdict; `hours_curves` also computes the report's cost
     against hours-per-day curves (48 cost evaluations per option, so only when a report needs them)."""
     from gpuplan.engines import advise as advise_mod
+    from gpuplan.engines.cost import forget
 
+    forget()  # the previous answer's memos: its objects go now, not at the memos' size bound
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
     if measured is not None:

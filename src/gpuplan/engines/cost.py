@@ -108,6 +108,14 @@ def _slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
 _SLOWDOWNS: dict[tuple[int, int, int], tuple[Workload, Offer, Catalog, Slowdown]] = {}
 
 
+def forget() -> None:
+    """Empty the tariff and slowdown memos. They hold the scenario objects they were built from: a
+    server answering many scenarios calls this once per answer, so that one answer's objects are
+    freed (and not walked by every garbage collection) once the next begins."""
+    _TARIFFS.clear()
+    _SLOWDOWNS.clear()
+
+
 def option_cost(
     workload: Workload,
     offer: Offer,
