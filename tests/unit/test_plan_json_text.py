@@ -1,5 +1,6 @@
-"""`plan -o json` writes the hourly demand itself (`render.plan.plan_json_text`): the text must be
-json.dumps's, character for character, on every plan and on values json writes its own way."""
+"""`plan -o json` is written by `render.json_text.dumps_indented` (lists of floats, the hourly demand,
+in one join): the text must be json.dumps's, character for character, on every plan and on values
+json writes its own way."""
 
 import json
 import math
@@ -9,13 +10,18 @@ import numpy as np
 import pytest
 
 from gpuplan import api
-from gpuplan.render.plan import _float_lists, plan_json, plan_json_text
+from gpuplan.render.json_text import dumps_indented
+from gpuplan.render.plan import plan_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _dumps(doc: object) -> str:
     return json.dumps(plan_json(doc), ensure_ascii=False, indent=2)  # type: ignore[arg-type]
+
+
+def plan_json_text(doc: object) -> str:
+    return dumps_indented(plan_json(doc))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").glob("*.yaml")))
@@ -53,8 +59,7 @@ def test_a_demand_file_with_waiting_is_json_dumps(tmp_path: Path) -> None:
 def test_float_lists_are_reprs() -> None:
     rng = np.random.default_rng(2)
     values = [round(float(x), 3) for x in rng.random(5000) * 10.0 ** rng.integers(-3, 12, 5000)]
-    values += [0.0, 1.0, 0.001, 0.05, 0.5, 10.0, 100.25, 999999999999.999]
-    lists = [values[:7], values[7:2000], values[2000:]]
-    assert _float_lists(lists, ",\n  ") == [",\n  ".join(map(repr, v)) for v in lists]
-    assert _float_lists([[1.0, 2]], ",") is None  # an int: json writes it its own way
-    assert _float_lists([[1.0], [math.nan]], ",") is None
+    values += [0.0, -0.0, 1.0, 0.001, 0.05, 0.5, 10.0, 100.25, 999999999999.999, 1e-7, 1e300]
+    for data in ({"a": values[:7], "b": [values[7:2000], values[2000:]]}, [1.0, 2], [1.0, math.nan],
+                 [1e308, 1e308], [math.inf, -1.0], {"x": [0.1 + 0.2]}):
+        assert dumps_indented(data) == json.dumps(data, ensure_ascii=False, indent=2)

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from gpuplan.cli.app import app
-from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console
+from gpuplan.cli.common import CatalogOpt, ExplainOpt, HtmlOpt, LangOpt, OutputFormat, OutputOpt, console, write_json
 from gpuplan.constants import DEFAULT_QUEUEING, Queueing
 
 
@@ -37,7 +37,7 @@ def plan(
     """Size the leased bare-metal pool for the whole portfolio; what spills to containers; cost per month."""
     one_blas_thread()
     from gpuplan import api
-    from gpuplan.render.plan import plan_json, plan_json_text, plan_markdown, plan_table
+    from gpuplan.render.plan import plan_json, plan_markdown, plan_table
 
     lang_code: api.Lang = "zh" if getattr(lang, "value", lang) == "zh" else "en"
     doc = api.plan_document(scenario, lang=lang_code, catalog=catalog, demand=demand, trace=trace,
@@ -47,7 +47,7 @@ def plan(
 
         write_report("plan", plan_json(doc), html, lang_code)
     if output == OutputFormat.json:
-        sys.stdout.write(plan_json_text(doc) + "\n")  # what write_json writes, without json's slow indenting
+        write_json(plan_json(doc))
     elif output == OutputFormat.markdown:
         typer.echo(plan_markdown(doc, lang_code))
     else:

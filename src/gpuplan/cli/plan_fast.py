@@ -49,7 +49,8 @@ def run_plan(args: list[str]) -> int | None:
     from gpuplan import api
     from gpuplan.constants import DEFAULT_QUEUEING
     from gpuplan.errors import GpuplanError
-    from gpuplan.render.plan import plan_json_text
+    from gpuplan.render.json_text import dumps_indented
+    from gpuplan.render.plan import plan_json
 
     def path(field: str) -> Path | None:
         value = opts.get(field)
@@ -62,7 +63,7 @@ def run_plan(args: list[str]) -> int | None:
             Path(str(opts["scenario"])), lang="zh" if opts.get("lang") == "zh" else "en", catalog=path("catalog"),
             demand=path("demand"), trace=path("trace"), trace_format=str(opts.get("trace_format", "auto")),
             queueing=queueing, max_wait=max_wait if isinstance(max_wait, list) else None)
-        text = plan_json_text(doc)
+        text = dumps_indented(plan_json(doc))  # what write_json writes
     except (GpuplanError, OSError, ValueError):
         return None  # the full command says what is wrong, in its words
     sys.stdout.write(text + "\n")

@@ -147,7 +147,11 @@ def _list(items: list[Any] | tuple[Any, ...], level: int, nls: list[str]) -> str
         return "[]"
     nl = _nl(level + 1, nls)
     types = set(map(type, items))
-    if types == _STR:
+    if types == _FLOAT:  # a curve: hours, pool sizes
+        total = sum(items)
+        if total - total == 0.0:  # all finite (a nan or an infinity makes the sum one)
+            return "[" + nl + ("," + nl).join(map(_float_repr, items)) + nls[level] + "]"
+    elif types == _STR:
         return "[" + nl + ("," + nl).join(map(encode_basestring, items)) + nls[level] + "]"
     if types == _DICT:
         return "[" + nl + ("," + nl).join([_dict(v, level + 1, nls) for v in items]) + nls[level] + "]"

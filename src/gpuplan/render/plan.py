@@ -5,7 +5,6 @@ The document (`engines.plan_document`) holds every figure; these functions only 
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from gpuplan.contracts.plan import PlanPool
@@ -16,62 +15,6 @@ from gpuplan.i18n import t
 def plan_json(doc: PlanDoc) -> dict[str, Any]:
     """What `plan -o json` prints: the document as JSON, keys it never had left out."""
     return doc.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def plan_json_text(doc: PlanDoc) -> str:
-    """`json.dumps(plan_json(doc), ensure_ascii=False, indent=2)`, the same text, written faster.
-
-    json's indenting encoder is pure Python, and the hourly demand (a year of hours per pool) is
-    most of a plan's values. Those lists are written here, each value as json writes a float
-    (`float.__repr__`), and spliced into json's encoding of the rest."""
-    import json
-
-    data = plan_json(doc)
-    marks: list[str] = []
-    values: list[list[Any]] = []
-    for pool in data.get("pools") or []:
-        demand = pool.get("demand") if isinstance(pool, dict) else None
-        if isinstance(demand, dict) and isinstance(demand.get("hourly"), list) and demand["hourly"]:
-            marks.append(f"\x00gpuplan-hourly-{len(marks)}\x00")
-            values.append(demand["hourly"])
-            demand["hourly"] = marks[-1]
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    quoted = [json.dumps(m) for m in marks]
-    at = [text.find(q) for q in quoted]
-    indents = {a - text.rfind("\n", 0, a) - 1 - len('"hourly": ') for a in at}
-    lists = _float_lists(values, "," + "\n" + " " * (min(indents, default=0) + 2))
-    if lists is None or len(indents) > 1 or any(text.count(q) != 1 for q in quoted) or at != sorted(at):
-        i = 0
-        for pool in data.get("pools") or []:  # as it was: json writes all of it
-            if i < len(marks) and pool.get("demand", {}).get("hourly") == marks[i]:
-                pool["demand"]["hourly"] = values[i]
-                i += 1
-        return json.dumps(data, ensure_ascii=False, indent=2)
-    pad = " " * min(indents, default=0)
-    pieces, pos = [], 0
-    for a, q, items in zip(at, quoted, lists, strict=True):
-        pieces += [text[pos:a], "[\n", pad, "  ", items, "\n", pad, "]"]
-        pos = a + len(q)
-    pieces.append(text[pos:])
-    return "".join(pieces)
-
-
-def _float_lists(lists: list[list[Any]], sep: str) -> list[str] | None:
-    """`sep.join(map(float.__repr__, values))` for each list; None when a value is not a float or
-    is NaN or infinite (json writes those its own way)."""
-    if not lists:
-        return []
-    fast = _thousandths([x for v in lists for x in v], sep)
-    if fast is not None:
-        text, start = fast
-        ends = [int(start[i]) - len(sep) for i in itertools.accumulate(len(v) for v in lists[:-1])]
-        bounds = [0, *(e + len(sep) for e in ends)]
-        return [text[b:e] for b, e in zip(bounds, [*ends, len(text)], strict=True)]
-    try:
-        out = [sep.join(map(float.__repr__, v)) for v in lists]
-    except TypeError:
-        return None
-    return None if any("n" in t for t in out) else out  # nan, inf: json writes NaN, Infinity
 
 
 def _m(x: float | None) -> str:
@@ -228,56 +171,3 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     out += ["", "```", *explain_lines(doc, lang), "```", ""]
     return "\n".join(out)
 
-
-def _thousandths(values: list[Any], sep: str) -> tuple[str, Any] | None:
-    """`sep.join(map(float.__repr__, values))` and where each value starts in it, when every value is
-    a float and a whole number of thousandths (the hourly demand is rounded to 3 places), written by
-    numpy; None otherwise.
-
-    repr of such a float, below 1e12, is its decimal m/1000 without trailing zeros (one zero after
-    the point for a whole number): that decimal has at most 15 significant digits, so it is the
-    shortest text that reads back as the float, which is what repr writes. Each value is laid out
-    in a row of fixed columns (whole part right-aligned, point, three decimals, separator) and the
-    columns a value does not use are dropped."""
-    import numpy as np
-
-    if set(map(type, values)) != {float}:
-        return None
-    v = np.fromiter(values, dtype=np.float64, count=len(values))
-    m = np.rint(v * 1000.0)
-    if not ((m / 1000.0 == v).all() and (m < 1e15).all() and not np.signbit(v).any()):
-        return None
-    n = len(v)
-    mi = m.astype(np.int64)
-    whole, frac = np.divmod(mi, 1000)
-    digits = len(str(int(whole.max())))
-    cols = digits + 4 + len(sep)
-    rows = np.empty((n, cols), dtype=np.uint8)
-    keep = np.ones((n, cols), dtype=bool)
-    size = np.full(n, 3 + len(sep), dtype=np.int64)
-    q = whole
-    for k in range(digits):
-        q, d = np.divmod(q, 10)
-        rows[:, digits - 1 - k] = d
-        if k:
-            big = whole >= 10**k
-            keep[:, digits - 1 - k] = big
-            size += big
-    f0, f12 = np.divmod(frac, 100)
-    f1, f2 = np.divmod(f12, 10)
-    rows[:, digits + 1] = f0
-    rows[:, digits + 2] = f1
-    rows[:, digits + 3] = f2
-    rows[:, : digits + 4] += 48
-    rows[:, digits] = 46
-    k2 = f2 != 0
-    k1 = k2 | (f1 != 0)
-    keep[:, digits + 3] = k2
-    keep[:, digits + 2] = k1
-    size += k1
-    size += k2
-    rows[:, digits + 4:] = np.frombuffer(sep.encode("ascii"), dtype=np.uint8)
-    keep[-1, digits + 4:] = False
-    start = np.zeros(n, dtype=np.int64)
-    np.cumsum(size[:-1], out=start[1:])
-    return rows[keep].tobytes().decode("ascii"), start
