@@ -414,20 +414,12 @@ class SimulateResult:
 
     def meta(self) -> dict[str, Any]:
         """The heading the table and markdown renderers show above the runs."""
-        from gpuplan.inputs.units import format_duration
+        from gpuplan.sim.render import heading
 
-        return {
-            "trace": self.trace,
-            "format": self.format,
-            "records": self.records,
-            "gpu_hours": self.gpu_hours,
-            "wait": format_duration(self.wait_hours) if self.wait_hours else "0",
-            "queueing": self.queueing,
-            "packing": self.packing if self.packing == "gpu" else f"node ({self.gpus_per_node} GPUs)",
-            "packing_mode": self.packing,
-            "gpus_per_node": self.gpus_per_node,
-            "prices": None if self.prices is None else self.prices.summary(),
-        }
+        return heading(trace=self.trace, fmt=self.format, records=self.records, gpu_hours=self.gpu_hours,
+                       wait_hours=self.wait_hours, queueing=self.queueing, packing=self.packing,
+                       gpus_per_node=self.gpus_per_node,
+                       prices=None if self.prices is None else self.prices.summary())
 
 
 def simulate(

@@ -143,23 +143,12 @@ def run_simulate(args: list[str]) -> int | None:
 
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return 0
-    from gpuplan.inputs.units import format_duration
-    from gpuplan.sim.render import render_markdown, render_table
+    from gpuplan.sim.render import heading, render_markdown, render_table
 
-    wait_hours = float(trace["wait_hours"])
-    packing, gpn = str(opts.get("packing", "gpu")), int(trace["gpus_per_node"])
-    meta = {  # what api.SimulateResult.meta() says, unpriced
-        "trace": str(Path(str(opts["trace"]))),
-        "format": trace["format"],
-        "records": trace["records"],
-        "gpu_hours": trace["gpu_hours"],
-        "wait": format_duration(wait_hours) if wait_hours else "0",
-        "queueing": str(opts.get("queueing", DEFAULT_QUEUEING)),
-        "packing": packing if packing == "gpu" else f"node ({gpn} GPUs)",
-        "packing_mode": packing,
-        "gpus_per_node": gpn,
-        "prices": None,
-    }
+    meta = heading(trace=str(Path(str(opts["trace"]))), fmt=trace["format"], records=trace["records"],
+                   gpu_hours=trace["gpu_hours"], wait_hours=float(trace["wait_hours"]),
+                   queueing=str(opts.get("queueing", DEFAULT_QUEUEING)), packing=str(opts.get("packing", "gpu")),
+                   gpus_per_node=int(trace["gpus_per_node"]), prices=None)
     if output == "markdown":
         sys.stdout.write(render_markdown(meta, doc, lang))
         return 0
