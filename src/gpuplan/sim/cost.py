@@ -63,6 +63,25 @@ ABSURD_WAIT_HOURS = 168.0
 """A p95 wait above a week is called out: nobody leases a pool whose jobs wait that long."""
 
 
+def run_object(reserved: int, jobs: int, skipped: dict[str, int], burst_jobs: int,
+               gpu_hours: tuple[float, float, float], waits: tuple[float, float, float, float], span_hours: float,
+               cost: dict[str, Any] | None) -> dict[str, Any]:
+    """One run of `gpuplan.simulate/1`: `gpu_hours` (total, reserved, burst), `waits` in hours (mean,
+    p50, p95, max); the reserved pool's utilisation is its GPU-hours over R x the replay's span."""
+    total_h, reserved_h, burst_h = gpu_hours
+    util = reserved_h / (reserved * span_hours) if reserved > 0 and span_hours > 0 else 0.0
+    return {
+        "reserved_gpus": reserved,
+        "jobs": jobs,
+        "skipped": dict(sorted(skipped.items())),
+        "burst_jobs": burst_jobs,
+        "gpu_hours": {"total": total_h, "reserved": reserved_h, "burst": burst_h},
+        "wait_hours": dict(zip(WAIT_STATS, waits, strict=True)),
+        "reserved_utilization": util,
+        "cost": cost,
+    }
+
+
 def waiting_per_month(run: dict[str, Any], researcher_hour_cost: float, days_per_month: float) -> float:
     """Waiting priced per month: every replayed job's wait (mean x jobs) x researcher_hour_cost, over the
     trace's span scaled to a month like the pool's bill."""

@@ -159,16 +159,9 @@ def simulate_document(
 
 
 def _run(reserved: int, jobs: int, skipped: dict[str, int], s: tuple[Any, ...]) -> dict[str, Any]:
-    """One run object, key for key as replay.summarize builds it (unpriced)."""
+    """One unpriced run object from `summarize`'s numbers, as replay.summarize builds it."""
+    from gpuplan.sim.cost import run_object
+
     burst_jobs, total_h, reserved_h, burst_h, mean, p50, p95, wmax, span_h, _calendar_h = s
-    util = reserved_h / (reserved * span_h) if reserved > 0 and span_h > 0 else 0.0
-    return {
-        "reserved_gpus": reserved,
-        "jobs": jobs,
-        "skipped": dict(sorted(skipped.items())),
-        "burst_jobs": burst_jobs,
-        "gpu_hours": {"total": total_h, "reserved": reserved_h, "burst": burst_h},
-        "wait_hours": {"mean": mean, "p50": p50, "p95": p95, "max": wmax},
-        "reserved_utilization": util,
-        "cost": None,
-    }
+    return run_object(reserved, jobs, skipped, burst_jobs, (total_h, reserved_h, burst_h), (mean, p50, p95, wmax),
+                      span_h, None)

@@ -52,7 +52,7 @@ import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING
 from gpuplan.inputs.demand import calendar_span_hours
-from gpuplan.sim.cost import price_replay
+from gpuplan.sim.cost import price_replay, run_object
 from gpuplan.sim.pool import UNITS_PER_GPU, check_level, layout
 from gpuplan.sim.pool import parse_reserved as parse_reserved  # where callers found it before
 from gpuplan.sim.traces import Trace
@@ -312,24 +312,11 @@ def summarize(
     p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95])) if wait_h.size else (0.0, 0.0)
     ends = result.start + np.where(b, jobs.duration * slowdown, jobs.duration)
     span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
-    util = reserved_h / (reserved * span_h) if reserved > 0 and span_h > 0 else 0.0
     # money divides by the trace's calendar span, as submitted: never one the slowdown or queueing stretched
     calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
-    return {
-        "reserved_gpus": int(reserved),
-        "jobs": len(jobs),
-        "skipped": dict(sorted(jobs.skipped.items())),
-        "burst_jobs": int(b.sum()),
-        "gpu_hours": {"total": total_h, "reserved": reserved_h, "burst": burst_h},
-        "wait_hours": {
-            "mean": float(wait_h.mean()) if wait_h.size else 0.0,
-            "p50": p50,
-            "p95": p95,
-            "max": float(wait_h.max()) if wait_h.size else 0.0,
-        },
-        "reserved_utilization": util,
-        "cost": None if prices is None else price_replay(prices, reserved, calendar_h, burst_h),
-    }
+    waits = (float(wait_h.mean()), p50, p95, float(wait_h.max())) if wait_h.size else (0.0, 0.0, 0.0, 0.0)
+    return run_object(int(reserved), len(jobs), jobs.skipped, int(b.sum()), (total_h, reserved_h, burst_h), waits,
+                      span_h, None if prices is None else price_replay(prices, reserved, calendar_h, burst_h))
 
 
 def simulate(
