@@ -920,6 +920,27 @@ def quotes_list(*, db: str | None = None, gpu: str | None = None, mode: str | No
     return list_quotes(open_store(db), gpu=gpu, mode=mode)
 
 
+def quotes_db_current(*, db: str | None = None) -> str | None:
+    """The quote store's schema revision (None before it is created)."""
+    from gpuplan.quotes.store import schema_revision
+
+    return schema_revision(db)
+
+
+def quotes_db_move(rev: str, *, up: bool, db: str | None = None) -> str | None:
+    """Migrate the quote store's schema up or down to `rev`; the revision it is at afterwards."""
+    from gpuplan.quotes.store import move_schema
+
+    return move_schema(rev, up=up, db=db)
+
+
+def quotes_db_history() -> list[tuple[str, str]]:
+    """The quote store's schema revisions, newest first."""
+    from gpuplan.quotes.store import schema_history
+
+    return schema_history()
+
+
 def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu: str | None = None,
                  mode: str | None = None) -> list[dict[str, Any]]:
     """The drift of each (GPU, mode) in a quote history, with its uncertainty (log-linear fit)."""
