@@ -268,6 +268,7 @@ def test_gpu_names_resolve_vm_is_a_mode_and_a_range_is_kept(db: str, capsys: pyt
     assert bm.gpu == "ascend-910b" and (bm.price_low, bm.price, bm.price_high) == (180.0, 220.0, 260.0)
     assert abs(bm.price_per_gpu_hour - 220.0 / 24) < 1e-9
     assert vm.gpu == "h100-sxm" and vm.mode == "vm" and vm.price_low is None
+    assert [q.mode for q in api.quotes_list(db=db, gpu="910B")] == ["bare-metal"]  # filters resolve too
 
 
 def test_one_quote_per_term_on_three_days_gives_a_bare_metal_trend(db: str) -> None:
