@@ -97,6 +97,9 @@ class PlanAssignment(Record):
     kind: Kind
     requires: list[Requirement]
     pool_share: float | None = Field(description="Share of the workload's GPU-hours the leased pool serves.")
+    gpu_reason: str | None = Field(default=None, description=(
+        "Why `gpu`, for a workload that lists several GPUs: the plan's monthly cost with it on each "
+        "(the others fixed) and its speed there (absent for one GPU)."))
 
 
 class PlanCostPerMonth(OpenRecord):

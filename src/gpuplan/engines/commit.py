@@ -46,10 +46,11 @@ static ladder signed today). Money is the whole horizon's total, in the scenario
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gpuplan.engines.alternatives import GpuChoice
 from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
 from gpuplan.errors import GpuplanError, ScenarioError
 from gpuplan.inputs.catalog import Catalog
@@ -177,6 +178,7 @@ class CommitResult:
     single_term: dict[int, Costs]
     hindsight: np.ndarray
     monthly: np.ndarray  # (months, paths), all GPU types
+    choices: dict[str, GpuChoice] = field(default_factory=dict)  # workloads listing several GPUs: which and why
 
     @property
     def tranches(self) -> list[Tranche]:
@@ -317,6 +319,13 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
     dr = drifts or default_drifts(scenario)
     pth = Paths.draw(dr, paths, seed)
     mh = int(round(scenario.days_per_month * 24))
+    choices: dict[str, GpuChoice] = {}
+    if any(len(w.gpus_allowed) > 1 for w in scenario.workloads):
+        # each workload on the GPU `plan` chooses for it among those with a container offer
+        from gpuplan.engines.planner import choose_gpus
+
+        chosen, choices = choose_gpus(scenario, cat, need_container=True)
+        scenario = replace(scenario, workloads=tuple(chosen))
     demand = from_schedules(scenario.workloads)
     gpus = []
     for gpu in sorted(demand.by_gpu):
@@ -331,7 +340,7 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
     hind = sum((g.hindsight for g in gpus), np.zeros(paths))
     monthly = sum((g.monthly for g in gpus), np.zeros((h, paths)))
     return CommitResult(scenario, scenario.currency, h, paths, seed, dr, tuple(gpus), Costs(total), Costs(allc),
-                        single, hind, monthly)
+                        single, hind, monthly, {k: v for k, v in choices.items() if v.moved})
 
 
 def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth: Paths, h: int,

@@ -11,6 +11,7 @@ import numpy as np
 
 from gpuplan.contracts.commit import SCHEMA
 from gpuplan.engines.commit import CommitResult, Costs, GpuCommit, Tranche
+from gpuplan.engines.plan_document import gpu_choice_text
 from gpuplan.i18n import t
 
 
@@ -112,7 +113,8 @@ def commit_document(res: CommitResult, lang: str = "en") -> dict[str, Any]:
                     "single_term": {str(k): _cost(v) for k, v in sorted(res.single_term.items())}},
         "regret": {"expected": round(max(float(reg.mean()), 0.0), 2),
                    "p90": round(max(float(np.quantile(reg, 0.9)), 0.0), 2)},
-        "reasons": _reasons(res, lang),
+        "reasons": _reasons(res, lang) + [f"{c.workload}: {gpu_choice_text(c, res.currency, lang)}"
+                                          for c in res.choices.values()],
     }
 
 

@@ -71,6 +71,21 @@ def assignment_text(a: Any, lang: str) -> str:
     return t(f"plan.{a.reason_key}", lang, **a.params)
 
 
+def gpu_choice_text(c: Any, currency: str, lang: str) -> str | None:
+    """Why a workload that lists several GPUs runs on the one chosen (`GpuChoice`; None for one GPU)."""
+    if c is None or not c.moved:
+        return None
+    source = t("plan.speed_" + c.speed_source.replace(":", "_").replace("-", "_"), lang)
+    if len(c.costs) < 2:
+        return t("plan.gpu_only", lang, gpu=c.gpu, gpus=", ".join(c.listed), speed=c.speed, first=c.first,
+                 source=source)
+    cost = dict(c.costs)[c.gpu]
+    other, other_cost = min(((g, x) for g, x in c.costs if g != c.gpu), key=lambda gx: gx[1])
+    return t("plan.gpu_choice", lang, gpu=c.gpu, gpus=", ".join(g for g, _ in c.costs), cost=cost,
+             currency=currency, other=other, other_cost=other_cost, speed=c.speed, first=c.first,
+             source=source)
+
+
 def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
     """The `gpuplan.plan/1` document of a plan: what every renderer of a plan reads."""
     pools = []
@@ -120,6 +135,7 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
         "gpu": a.workload.gpus_allowed[0], "gpus": a.workload.gpus, "kind": a.workload.kind,
         "requires": sorted(a.workload.requires),
         "pool_share": _r(float(a.params["share"]), 4) if "share" in a.params else None,
+        **({"gpu_reason": why} if (why := gpu_choice_text(a.choice, res.scenario.currency, lang)) else {}),
     } for a in res.assignments]
     extra: dict[str, Any] = {}
     if res.demand.repeats > 1 and res.demand.sample_hours:

@@ -27,16 +27,18 @@ Per GPU type (a workload's first GPU):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING
+from gpuplan.engines.alternatives import GpuChoice, candidates, choose, on_gpu
 from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool
-from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
+from gpuplan.engines.pricing import cheapest, pool_slowdown
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.catalog import Catalog
-from gpuplan.inputs.demand import Demand
+from gpuplan.inputs.demand import HORIZON_START, Demand, from_schedules, workload_curve
+from gpuplan.inputs.demand import horizon_hours as demand_horizon
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.tariff import PricePoint, Tariff, horizon_hours, nodes_for, pool_bill, pool_costs
 
@@ -91,6 +93,7 @@ class Assignment:
     placement: str
     reason_key: str
     params: dict[str, float | str] = field(default_factory=dict)
+    choice: GpuChoice | None = None  # why this GPU, when the workload lists several (`engines.alternatives`)
 
 
 @dataclass(frozen=True)
@@ -159,105 +162,143 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
     # per month divides by the calendar time of the demand (see gpuplan.models.tariff)
     horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
         else demand.calendar_hours
+    wls_all = list(scenario.workloads)
+    choices: dict[str, GpuChoice] = {}
+    if demand.source == "schedules" and any(len(w.gpus_allowed) > 1 for w in wls_all):
+        wls_all, choices = choose_gpus(scenario, cat, horizon=horizon)
+        demand = from_schedules(wls_all)
     pools: list[PoolPlan] = []
     assignments: list[Assignment] = []
     for gpu in sorted(demand.by_gpu):
-        wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
-        bm = cheapest(scenario, gpu, "bare-metal")
-        ct = cheapest(scenario, gpu, "container")
-        if bm is None and ct is None:
-            raise GpuplanError(f"no offer for GPU `{gpu}` in the demand", field="offers",
-                               hint="add a bare-metal and a container offer for it.")
-        total = demand.by_gpu[gpu]
-        n = len(total)
-        zeros = np.zeros(n)
-        own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
-        elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
-        pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
-        pool_demand = total - elastic
-        pinned_peak = float(pinned.max()) if n else 0.0
-        if bm is None and pinned_peak > 0:
-            raise GpuplanError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`", field="offers",
-                               hint="add a bare-metal offer for that GPU.")
-        if ct is None and float(elastic.max()) > 0:
-            raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
-                               hint="add a container offer for that GPU.")
-        weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
-                   if c is not None} if project else None
-        sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
-        elastic_wls = [w for w in wls if "elastic" in w.requires]
-        sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
-        lease = Tariff.of(bm, scenario) if bm is not None else None
-        container = Tariff.of(ct, scenario) if ct is not None else None
-        step = lease.step if lease is not None else 1
-        work_hours = _lease_work_hours(wls, demand)
-        lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
-        pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project)
-
-        mid = _run(pool_demand, pr, step, pinned_peak, "mid")
-        low = _run(pool_demand, pr, step, pinned_peak, "low")
-        high = _run(pool_demand, pr, step, pinned_peak, "high")
-        r = mid.reserved
-        elastic_h = float(elastic.sum())
-        elastic_cost = pr.elastic(elastic_h, "mid")
-        bill = pool_bill(lease, container, r, lease_hours,
-                         float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
-        setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
-        spill_h = bill.container_gpu_hours / sd if sd else 0.0
-        pa = _assign(wls, _curves(wls, demand, total), r, n, bm is not None, ct is not None)
+        wls = [w for w in wls_all if w.gpus_allowed[0] == gpu]
+        pool, pa = _pool(scenario, gpu, wls, demand, cat, horizon)
+        pools.append(pool)
         assignments += pa
-        # one-off container setup: each workload of a schedule that runs (partly) in containers
-        ct_setup = container.setup_cost if (project and container is not None) else 0.0
-        setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
-        setups_all_ct = ct_setup * len(wls)
-        hybrid = mid.cost + elastic_cost + setups_hybrid
-        hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
-        hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
-        peak_all = float(total.max())
-        if lease is not None:
-            r_all = math.ceil(peak_all / step - 1e-9) * step
-            all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
-                (lease.setup_cost if project else 0.0)
-        else:
-            all_bm = math.nan
-        if container is not None:
-            all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
-            all_ct = container.container_cost(all_ct_h) + setups_all_ct
-        else:
-            all_ct = math.nan
-        served = np.minimum(pool_demand, r)
-        util = float(served.sum()) / (r * n) if r > 0 else 0.0
-        lease_p = lease.unit_price() if lease else math.nan
-        mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
-            if (lease and container) else Marginal(math.nan, math.nan, math.nan)
-        f = dpm * 24.0 / horizon
-
-        def curve(s: Sizing, point: PricePoint, setups: float, pr: _Pricing = pr, eh: float = elastic_h,
-                  f: float = f) -> np.ndarray:
-            return (s.costs + pr.elastic(eh, point) + setups) * f
-
-        same = len(low.candidates) == len(mid.candidates) == len(high.candidates)
-        spec = cat.gpus.get(gpu)
-        pools.append(PoolPlan(
-            gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
-            nodes=nodes_for(r, bm.gpus_per_node if bm else 8), step=step,
-            demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
-            slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
-            lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
-            ops_per_month=bill.ops * f, lease_per_month=bill.lease * f,
-            spill_per_month=bill.burst * f, elastic_per_month=elastic_cost * f,
-            setup_per_month=(setup_pool + setups_hybrid) * f,
-            hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
-            hybrid_high_per_month=hybrid_high * f,
-            all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
-            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
-            elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
-            container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
-            curve_per_month=curve(mid, "mid", setups_hybrid),
-            curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
-            curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,
-        ))
+    if choices:
+        assignments = [replace(a, choice=choices.get(a.workload.id)) for a in assignments]
     return PlanResult(scenario, demand, pools, assignments, queueing)
+
+
+def choose_gpus(scenario: Scenario, cat: Catalog, *, need_container: bool = False,
+                horizon: float | None = None) -> tuple[list[Workload], dict[str, GpuChoice]]:
+    """Each workload's GPU among its listed ones, jointly with the pool sizes (`engines.alternatives`):
+    the pool cost is this planner's optimum hybrid cost per month of the GPU's pool. `commit` takes
+    the same choice (`need_container`: only GPUs with a container offer)."""
+    wls = list(scenario.workloads)
+    if horizon is None:
+        horizon = horizon_hours([w.duration_hours for w in wls], scenario.days_per_month)
+    # one horizon for every assignment: the longest schedule on any candidate GPU
+    conv = [on_gpu(w, g, cat) for w in wls for g in candidates(w, scenario, cat, need_container=need_container)]
+    n = demand_horizon(conv)
+
+    def cost_of(gpu: str, members: tuple[Workload, ...]) -> float:
+        curves = {w.id: workload_curve(w, n) for w in members}
+        total = sum(curves.values(), np.zeros(n))
+        dem = Demand(HORIZON_START, n, {gpu: total}, curves, "schedules")
+        return _pool(scenario, gpu, list(members), dem, cat, horizon)[0].hybrid_per_month
+
+    return choose(wls, scenario, cat, cost_of, need_container=need_container)
+
+
+def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat: Catalog,
+          horizon: float) -> tuple[PoolPlan, list[Assignment]]:
+    """One GPU type's pool: its sizing at the three price points, its money and its assignments."""
+    project = demand.project
+    dpm = scenario.days_per_month
+    bm = cheapest(scenario, gpu, "bare-metal")
+    ct = cheapest(scenario, gpu, "container")
+    if bm is None and ct is None:
+        raise GpuplanError(f"no offer for GPU `{gpu}` in the demand", field="offers",
+                           hint="add a bare-metal and a container offer for it.")
+    total = demand.by_gpu[gpu]
+    n = len(total)
+    zeros = np.zeros(n)
+    own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
+    elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
+    pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
+    pool_demand = total - elastic
+    pinned_peak = float(pinned.max()) if n else 0.0
+    if bm is None and pinned_peak > 0:
+        raise GpuplanError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`", field="offers",
+                           hint="add a bare-metal offer for that GPU.")
+    if ct is None and float(elastic.max()) > 0:
+        raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
+                           hint="add a container offer for that GPU.")
+    weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
+               if c is not None} if project else None
+    sd = pool_slowdown([w for w in wls if "elastic" not in w.requires] or wls, gpu, ct, cat, weights)
+    elastic_wls = [w for w in wls if "elastic" in w.requires]
+    sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
+    lease = Tariff.of(bm, scenario) if bm is not None else None
+    container = Tariff.of(ct, scenario) if ct is not None else None
+    step = lease.step if lease is not None else 1
+    work_hours = _lease_work_hours(wls, demand)
+    lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
+    pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project)
+
+    mid = _run(pool_demand, pr, step, pinned_peak, "mid")
+    low = _run(pool_demand, pr, step, pinned_peak, "low")
+    high = _run(pool_demand, pr, step, pinned_peak, "high")
+    r = mid.reserved
+    elastic_h = float(elastic.sum())
+    elastic_cost = pr.elastic(elastic_h, "mid")
+    bill = pool_bill(lease, container, r, lease_hours,
+                     float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
+    setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
+    spill_h = bill.container_gpu_hours / sd if sd else 0.0
+    pa = _assign(wls, _curves(wls, demand, total), r, n, bm is not None, ct is not None)
+    # one-off container setup: each workload of a schedule that runs (partly) in containers
+    ct_setup = container.setup_cost if (project and container is not None) else 0.0
+    setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
+    setups_all_ct = ct_setup * len(wls)
+    hybrid = mid.cost + elastic_cost + setups_hybrid
+    hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
+    hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
+    peak_all = float(total.max())
+    if lease is not None:
+        r_all = math.ceil(peak_all / step - 1e-9) * step
+        all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
+            (lease.setup_cost if project else 0.0)
+    else:
+        all_bm = math.nan
+    if container is not None:
+        all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
+        all_ct = container.container_cost(all_ct_h) + setups_all_ct
+    else:
+        all_ct = math.nan
+    served = np.minimum(pool_demand, r)
+    util = float(served.sum()) / (r * n) if r > 0 else 0.0
+    lease_p = lease.unit_price() if lease else math.nan
+    mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
+        if (lease and container) else Marginal(math.nan, math.nan, math.nan)
+    f = dpm * 24.0 / horizon
+
+    def curve(s: Sizing, point: PricePoint, setups: float, pr: _Pricing = pr, eh: float = elastic_h,
+              f: float = f) -> np.ndarray:
+        return (s.costs + pr.elastic(eh, point) + setups) * f
+
+    same = len(low.candidates) == len(mid.candidates) == len(high.candidates)
+    spec = cat.gpus.get(gpu)
+    pool = PoolPlan(
+        gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
+        nodes=nodes_for(r, bm.gpus_per_node if bm else 8), step=step,
+        demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
+        slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
+        lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
+        ops_per_month=bill.ops * f, lease_per_month=bill.lease * f,
+        spill_per_month=bill.burst * f, elastic_per_month=elastic_cost * f,
+        setup_per_month=(setup_pool + setups_hybrid) * f,
+        hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
+        hybrid_high_per_month=hybrid_high * f,
+        all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
+        reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
+        elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
+        container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
+        curve_per_month=curve(mid, "mid", setups_hybrid),
+        curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
+        curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,
+    )
+    return pool, pa
 
 
 def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str, np.ndarray]:

@@ -99,7 +99,7 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
         console.print("  " + line, markup=False)
     at = Table(title=t("plan.assignments", lang), title_justify="left", title_style="bold cyan")
     add_columns(at, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
-                [[a.workload, t(f"plan.place_{a.placement}", lang), a.reason] for a in doc.assignments], [False] * 3,
+                [[a.workload, t(f"plan.place_{a.placement}", lang), _why(a)] for a in doc.assignments], [False] * 3,
                 console.width)
     console.print(at)
     if explain:
@@ -167,7 +167,11 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     out += [f"- **{line}**" for line in _grand_total(doc, lang)]
     out += [f"- {line}" for line in waiting_lines(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
-    out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {a.reason}" for a in doc.assignments]
+    out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {_why(a)}" for a in doc.assignments]
     out += ["", "```", *explain_lines(doc, lang), "```", ""]
     return "\n".join(out)
 
+
+def _why(a: Any) -> str:
+    """An assignment's reason, and why its GPU where it lists several."""
+    return f"{a.reason}; {a.gpu_reason}" if a.gpu_reason else str(a.reason)
