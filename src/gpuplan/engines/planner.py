@@ -246,7 +246,8 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
                      float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
     setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
     spill_h = bill.container_gpu_hours / sd if sd else 0.0
-    pa = _assign(wls, _curves(wls, demand, total), r, n, bm is not None, ct is not None)
+    own_curves = _curves(wls, demand, total)
+    pa = _assign(wls, own_curves, r, n, bm is not None, ct is not None)
     # one-off container setup: each workload of a schedule that runs (partly) in containers
     ct_setup = container.setup_cost if (project and container is not None) else 0.0
     setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
@@ -273,7 +274,11 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         if (lease and container) else Marginal(math.nan, math.nan, math.nan)
     f = dpm * 24.0 / horizon
 
-    def curve(s: Sizing, point: PricePoint, setups: float, pr: _Pricing = pr, eh: float = elastic_h,
+    def setups_at(s: Sizing, ct_setup: float = ct_setup, wls: list[Workload] = wls,
+                  own: dict[str, np.ndarray] = own_curves, n: int = n) -> np.ndarray | float:
+        return ct_setup * _in_containers(wls, own, s.candidates, n) if ct_setup > 0 else 0.0
+
+    def curve(s: Sizing, point: PricePoint, setups: float | np.ndarray, pr: _Pricing = pr, eh: float = elastic_h,
               f: float = f) -> np.ndarray:
         return (s.costs + pr.elastic(eh, point) + setups) * f
 
@@ -294,9 +299,11 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
         elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
         container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
-        curve_per_month=curve(mid, "mid", setups_hybrid),
-        curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
-        curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,
+        curve_per_month=curve(mid, "mid", setups_at(mid)),
+        curve_low_per_month=curve(low, "low", setups_at(low))
+        if same else None,
+        curve_high_per_month=curve(high, "high", setups_at(high))
+        if same else None,
     )
     return pool, pa
 
@@ -312,6 +319,33 @@ def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str,
         for w in measured:
             own[w.id] = rest * (w.gpus / size)
     return own
+
+
+def _in_containers(wls: list[Workload], curves: dict[str, np.ndarray], rs: np.ndarray, n: int) -> np.ndarray:
+    """For each pool size R: how many workloads run (partly) in containers, as `_assign` places them
+    (elastic work always; the rest in its order while the pool serves < 99% of its GPU-hours). Each
+    pays the container setup once, so the cost curve adds the setups of each size, not the optimum's."""
+    if not len(rs):
+        return np.zeros(0)
+    if len(rs) * n > 4_000_000:  # bounded memory: sizes in chunks
+        k = max(1, 4_000_000 // max(n, 1))
+        return np.concatenate([_in_containers(wls, curves, rs[i:i + k], n) for i in range(0, len(rs), k)])
+
+    def steadiness(w: Workload) -> float:
+        return float(np.count_nonzero(curves[w.id])) / n if n else 0.0
+
+    order = sorted((w for w in wls if "elastic" not in w.requires),
+                   key=lambda w: (not (w.requires & PINNED), -steadiness(w), w.id))
+    left = np.repeat(np.asarray(rs, dtype=np.float64)[:, None], n, axis=1)
+    count = np.full(len(rs), float(sum(1 for w in wls if "elastic" in w.requires)))
+    for w in order:
+        curve = curves[w.id][None, :]
+        got = np.minimum(curve, left)
+        left = left - got
+        total = float(curve.sum())
+        if not w.requires & PINNED:
+            count += (got.sum(axis=1) / total < 0.99) if total > 0 else 1.0
+    return count
 
 
 def _assign(wls: list[Workload], curves: dict[str, np.ndarray], reserved: int, n: int, has_bm: bool,
