@@ -304,9 +304,10 @@ def plan_document(
 
 def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> Any:
     """`plan --max-wait` on an hourly curve: the fluid queue of `engines.waiting` at each candidate size,
-    priced as the plan's own curve with the bursts the queue leaves (see `plan_document`)."""
+    priced as the plan's own curve with the bursts the queue leaves, plus the waiting at the team's
+    `researcher_hour_cost` (see `engines.waiting.waiting_cost`)."""
     from gpuplan.contracts.plan import PlanWaiting
-    from gpuplan.engines.waiting import fluid_queue
+    from gpuplan.engines.waiting import fluid_queue, waiting_cost
     from gpuplan.models.tariff import Tariff
     from gpuplan.sim.cost import recommend
 
@@ -318,10 +319,14 @@ def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> A
     runs = []
     sizes = [int(r) for r in pool.sizing.candidates]
     for i, r in enumerate(sizes):
-        fr = fluid_queue(pool.demand_pool, r, after)
+        # no pool (R = 0) with somewhere to burst: nothing to wait for, everything bursts at once
+        fr = fluid_queue(pool.demand_pool, r, after if (r > 0 or container is None) else 0.0)
         extra = (fr.burst_gpu_hours - float(pool.sizing.spill[i])) * pool.slowdown
         cost = float(pool.curve_per_month[i]) + (container.container_cost(extra) * f if container else 0.0)
-        runs.append({"reserved_gpus": r, "wait_hours": fr.wait_hours, "cost": {"per_month": round(cost, 2)}})
+        priced: dict[str, Any] = {"per_month": round(cost, 2)}
+        if scenario.team.researcher_hour_cost > 0:
+            priced["waiting_per_month"] = round(waiting_cost(fr, pool.demand_pool, scenario, pool.gpu) * f, 2)
+        runs.append({"reserved_gpus": r, "wait_hours": fr.wait_hours, "cost": priced})
     out = recommend(runs, budget)
     return PlanWaiting.model_validate({
         "model": "fluid", "max_wait_hours": budget, "burst_after_hours": after if after != float("inf") else None,

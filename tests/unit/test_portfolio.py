@@ -8,6 +8,8 @@ commands), and plan runs it on the GPU compare recommends.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from gpuplan.inputs.catalog import load_catalog
 from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _two_gpus(a_bm: float, a_ct: float, h_bm: float, h_ct: float, workload: str, *, a_ct_offer: bool = True,
@@ -104,3 +107,64 @@ def test_commit_uses_a_listed_gpu_with_a_container_offer() -> None:
     rep = api.commit(scen, catalog=CAT, paths=200)
     assert [g["gpu"] for g in rep.view["gpus"]] == ["h100-sxm"]
     assert any(r.startswith("w: on h100-sxm, the only one") for r in rep.to_json()["reasons"])
+
+
+# --- waiting and the cost curve --------------------------------------------------------------------
+
+CONTAINERS_ONLY = """
+version: 1
+currency: CNY
+team: {researcher_hour_cost: 200}
+offers:
+  - {id: ct, gpu: h100-sxm, mode: container, price: {amount: 20, per: gpu-hour}}
+workloads:
+  - {id: w, kind: experiment, gpu: h100-sxm, gpus: 4, hours_per_day: 6, duration: 30d}
+"""
+
+
+def test_a_waiting_budget_with_no_pool_says_there_is_no_wait() -> None:
+    scen = scenario_from_text(CONTAINERS_ONLY, "s.yaml", CAT)
+    doc = api.plan_document(scen, catalog=CAT, max_wait="p95=2h")
+    assert doc.waiting is not None
+    (wt,) = doc.waiting
+    assert wt.reserved_gpus == [0] and wt.recommended is not None
+    assert wt.recommended.wait_hours.model_dump() == {"mean": 0.0, "p50": 0.0, "p95": 0.0, "max": 0.0}
+    # everything bursts at once: the plan's own cost, no waiting to price
+    assert wt.recommended.cost_per_month == pytest.approx(doc.cost_per_month.hybrid, abs=0.01)
+    assert wt.recommended.waiting_cost_per_month == 0.0
+
+
+def test_waiting_costs_its_price_in_plan() -> None:
+    """4 GPUs 6 h a day on a 2-card pool that may wait 24 h: the waits are priced at 200 CNY per
+    researcher-hour, one researcher per 4-GPU job."""
+    text = CONTAINERS_ONLY.replace(
+        "offers:\n", "offers:\n  - {id: bm, gpu: h100-sxm, mode: bare-metal, price: {amount: 100, per: gpu-day}}\n")
+    scen = scenario_from_text(text, "s.yaml", CAT)
+    doc = api.plan_document(scen, catalog=CAT, max_wait="p95=24h")
+    (wt,) = doc.waiting or []
+    rec = wt.recommended
+    assert rec is not None and rec.waiting_cost_per_month is not None
+    if rec.reserved_gpus in (1, 2, 3):  # a pool smaller than the job: its work waits and the wait is paid
+        assert rec.waiting_cost_per_month > 0
+    # by hand for R = 2: each day 24 GPU-hours arrive over 6 h (4 an hour); 2 an hour are served, the
+    # queue drains over the next 6 h, so the GPU-hours wait 0..6 h; the priced figure is their
+    # GPU-hour-weighted wait / 4 GPUs x 200 CNY
+    from gpuplan.engines.waiting import fluid_queue, waiting_cost
+
+    pool = api.plan(scen, catalog=CAT).pools[0]
+    fr = fluid_queue(pool.demand_pool, 2, 24.0)
+    gpu_hours = float(pool.demand_pool.sum())
+    assert waiting_cost(fr, pool.demand_pool, scen, "h100-sxm") == pytest.approx(
+        200 * fr.wait_hours["mean"] * gpu_hours / 4)
+    assert 0 < fr.wait_hours["mean"] <= 6
+
+
+def test_the_cost_curve_adds_each_sizes_container_setups() -> None:
+    """At R = 0 every workload runs in containers: the curve's first point is the all-container cost
+    (each workload's container setup once), not the optimum's setups."""
+    res = api.plan(ROOT / "examples" / "seed-910b.yaml", catalog=CAT)
+    p = res.pools[0]
+    assert int(p.sizing.candidates[0]) == 0
+    assert float(p.curve_per_month[0]) == pytest.approx(p.all_container_per_month, rel=1e-12)
+    i = list(p.sizing.candidates).index(p.reserved)
+    assert float(p.curve_per_month[i]) == pytest.approx(p.hybrid_per_month, rel=1e-12)
