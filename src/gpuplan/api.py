@@ -246,16 +246,18 @@ def plan(
                            hint="--demand reads hourly GPUs (time,gpu,gpus); --trace reads a job trace.")
     if demand is not None:
         # a sample repeats to a typical period; workloads without demand rows keep their schedule
-        dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)), scen.workloads)
+        dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)),
+                                       [w for w in scen.workloads if not w.once])
     elif trace is not None:
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         # workloads on a GPU the trace never names keep their own schedule (never dropped)
         from gpuplan.sim.limits import check_trace_rows
 
         check_trace_rows(trace)  # past 10 million rows: exit 2 before reading it
-        dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format), scen.workloads)
-    else:
-        dem = demand_mod.from_schedules(scen.workloads)
+        dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format),
+                                       [w for w in scen.workloads if not w.once])
+    else:  # one-off work (`once: true`) never sizes a standing pool: plan lists it under `projects`
+        dem = demand_mod.from_schedules([w for w in scen.workloads if not w.once])
     unknown = sorted(set(dem.by_gpu) - {o.gpu for o in scen.offers})
     if unknown:
         raise GpuplanError(f"the demand names GPU(s) no offer provides: {', '.join(unknown)}",

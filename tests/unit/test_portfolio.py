@@ -168,3 +168,141 @@ def test_the_cost_curve_adds_each_sizes_container_setups() -> None:
     assert float(p.curve_per_month[0]) == pytest.approx(p.all_container_per_month, rel=1e-12)
     i = list(p.sizing.candidates).index(p.reserved)
     assert float(p.curve_per_month[i]) == pytest.approx(p.hybrid_per_month, rel=1e-12)
+
+
+# --- dated one-off work, services, signed leases (the issue's "done when") -------------------------
+
+PORTFOLIO = """
+version: 1
+currency: CNY
+start: 2027-01-01
+team: {engineer_hour_cost: 150}
+offers:
+  - {id: bm, gpu: ascend-910b, mode: bare-metal, price: {amount: 200, per: gpu-day}, lease_unit: node, min_term: 30d}
+  - {id: ct, gpu: ascend-910b, mode: container, price: {amount: 12, per: gpu-hour}}
+market: {horizon: 6mo}
+workloads:
+  - {id: core, kind: training, gpu: ascend-910b, gpus: 8, hours_per_day: 24, duration: 180d}
+  - {id: experiments, kind: experiment, gpu: ascend-910b, gpus: 4, hours_per_day: 6, duration: 180d}
+  - id: chat
+    kind: inference
+    gpu: ascend-910b
+    gpus: 1
+    hours_per_day: 24
+    duration: 180d
+    service: {peak: 30, unit: requests/s, per_replica: 10, min_replicas: 1,
+              daily_profile: [0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.6, 0.8, 1, 1, 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2, 0, 0, 0, 0]}
+"""
+ONE_OFF = ("  - {id: pretrain, kind: training, gpu: ascend-910b, gpus: 64, hours_per_day: 24, duration: 21d, "
+           "start: 2027-03-02, once: true}\n")
+
+
+def _scen(text: str) -> object:
+    return scenario_from_text(text, "s.yaml", CAT)
+
+
+def test_plan_never_sizes_a_standing_pool_from_one_off_work() -> None:
+    with_run = api.plan_document(_scen(PORTFOLIO + ONE_OFF), catalog=CAT)
+    without = api.plan_document(_scen(PORTFOLIO), catalog=CAT)
+    # the pools are those of the ongoing work alone: the 64-GPU run leases no standing card
+    assert [(p.gpu, p.reserved_gpus, p.demand.peak) for p in with_run.pools] == \
+        [(p.gpu, p.reserved_gpus, p.demand.peak) for p in without.pools]
+    assert with_run.pools[0].demand.peak < 64
+    (pr,) = with_run.projects or []
+    assert pr.workload == "pretrain" and pr.start == "2027-03-02" and pr.months == pytest.approx(0.7)
+    assert pr.choice in ("lease", "containers") and "around the clock for 21 days, once" in pr.reason
+    # its cost is compare's for that option (its own dates and duration)
+    adv = api.compare(_scen(PORTFOLIO + ONE_OFF), catalog=CAT).advice[-1]
+    opt = next(o for o in adv.options if o.offer.id == pr.offer)
+    assert pr.cost == pytest.approx(opt.cost.total_mid, abs=0.01)
+    assert pr.cost == pytest.approx(min(o.cost.total_mid for o in adv.options), abs=0.01)
+    assert "intermittent" not in pr.reason
+
+
+def test_a_service_bills_at_least_one_replica_around_the_clock() -> None:
+    res = api.plan(_scen(PORTFOLIO), catalog=CAT)
+    curve = res.demand.by_workload["chat"][: 180 * 24]
+    assert float(curve.min()) >= 1.0  # min_replicas x 1 GPU, every hour, though the night's load is 0
+    # peak: ceil(30 / 10) = 3 replicas; the hour before each step up also pays the new replica's start-up
+    assert float(curve.max()) == pytest.approx(3.0)
+    day = curve[:24]
+    assert day[0] == 1.0 and day[12] == 3.0
+    assert float(curve.sum()) >= 180 * 24 * 1.0
+
+
+def test_half_throughput_on_the_second_gpu_means_twice_the_replicas_same_calendar() -> None:
+    text = """
+version: 1
+currency: CNY
+offers:
+  - {id: ct-h, gpu: h100-sxm, mode: container, price: {amount: 20, per: gpu-hour}}
+  - {id: ct-a, gpu: a100-80g, mode: container, price: {amount: 9, per: gpu-hour}}
+workloads:
+  - id: chat
+    kind: inference
+    gpu: [h100-sxm, a100-80g]
+    speed: {a100-80g: 0.5}
+    gpus: 1
+    hours_per_day: 24
+    duration: 30d
+    service: {peak: 80, unit: tokens/s, per_replica: 10}
+"""
+    scen = _scen(text)
+    w = scen.workloads[0]
+    moved = on_gpu(w, "a100-80g", CAT)
+    assert w.gpus == 8 and moved.gpus == 16  # ceil(80 / 10) -> ceil(80 / 5)
+    assert moved.duration_hours == w.duration_hours and moved.hours_per_day == w.hours_per_day == 24
+    adv = api.compare(scen, catalog=CAT).advice[0]
+    h = next(o for o in adv.options if o.offer.id == "ct-h").cost
+    a = next(o for o in adv.options if o.offer.id == "ct-a").cost
+    # never a longer calendar: the same days on both (each stretched alike by its container's platform
+    # slowdown, 1.17 here; a calendar stretched by the speed would be twice as long)
+    assert a.calendar_hours == pytest.approx(h.calendar_hours, rel=0.01)
+    assert a.slowdown.gpu_speed_factor == 1.0  # the speed went into the replicas, not the hours
+    assert a.gpu_hours_used / a.slowdown.total == pytest.approx(2 * h.gpu_hours_used / h.slowdown.total, rel=0.02)
+
+
+SIGNED = """
+version: 1
+currency: CNY
+start: 2027-01-01
+team: {engineer_hour_cost: 150}
+offers:
+  - {id: bm-a100, gpu: a100-80g, mode: bare-metal, price: {amount: 150, per: gpu-day}, lease_unit: node,
+     min_term: 30d, ops: 8h/node-month}
+  - {id: ct-a100, gpu: a100-80g, mode: container, price: {amount: 9, per: gpu-hour}}
+market: {horizon: 12mo}
+workloads:
+  - {id: steady, kind: training, gpu: a100-80g, gpus: 8, hours_per_day: 24, duration: 360d}
+"""
+COMMITMENT = "commitments:\n  - {offer: bm-a100, cards: 8, until: 2027-05-01, paid: true}\n"
+
+
+def test_a_signed_lease_is_used_first_and_saves_its_paid_months() -> None:
+    """8 cards paid until the fourth month's end (120 days = 4 months of 30 days) and steady 8-GPU work:
+    no new tranche before month 4, and the expected cost is lower by 4 months of rental:
+    8 cards x 150 CNY a card-day x 120 days = 144,000 CNY (ops are paid either way)."""
+    signed = api.commit(_scen(SIGNED + COMMITMENT), catalog=CAT, paths=200).to_json()
+    plain = api.commit(_scen(SIGNED), catalog=CAT, paths=200).to_json()
+    assert signed["ladders"] and all(x["start_month"] >= 4 for x in signed["ladders"])
+    assert any(x["start_month"] == 0 for x in plain["ladders"])
+    assert plain["cost"]["expected"] - signed["cost"]["expected"] == pytest.approx(8 * 150 * 120, abs=1.0)
+    assert any("already signed until 2027-05-01" in r for r in signed["reasons"])
+    # plan: the same signed cards, used first; the new lease runs from May (8 of 12 months)
+    p_signed = api.plan_document(_scen(SIGNED + COMMITMENT), catalog=CAT).pools[0]
+    p_plain = api.plan_document(_scen(SIGNED), catalog=CAT).pools[0]
+    assert p_signed.committed_gpus == 8 and p_signed.committed_until == "2027-05-01"
+    assert p_signed.cost_per_month.lease is not None and p_plain.cost_per_month.lease is not None
+    assert p_plain.cost_per_month.lease - p_signed.cost_per_month.lease == pytest.approx(8 * 150 * 120 / 12, abs=0.01)
+    # compare: the signed lease is the option the team already has
+    adv = api.compare(_scen(SIGNED + COMMITMENT), catalog=CAT).advice[0]
+    assert any(wn.code == "signed" for wn in adv.warnings)
+
+
+def test_commit_places_one_off_work_in_its_months_only() -> None:
+    with_run = api.commit(_scen(PORTFOLIO + ONE_OFF), catalog=CAT, paths=100).view
+    without = api.commit(_scen(PORTFOLIO), catalog=CAT, paths=100).view
+    a, b = with_run["gpus"][0]["leased"], without["gpus"][0]["leased"]
+    # months of 30 days from 2027-01-01: the run (2027-03-02 + 21 days) is in month 2 only
+    assert [x for m, x in enumerate(a) if m != 2] == [x for m, x in enumerate(b) if m != 2]
+    assert a[2] >= b[2]

@@ -10,6 +10,8 @@ roofline), so the work is re-expressed there (`on_gpu`):
                     (the longer calendar `compare` gives such a run, `engines.cost`)
     step.compute_s' = compute_s x g                        (communication takes the same time)
     the window is kept where the new hours fit in it, else dropped (run from 09:00, wrapping)
+    a service (`service:`): one replica's throughput is per_replica / g there, so replicas each hour =
+        max(min_replicas, ceil(load x g / per_replica)): more replicas on a slower GPU, the same calendar
 
 GPU-hours are physical quantities on the GPU they run on: `gpus x hours_per_day' x active days`.
 
@@ -31,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
-from gpuplan.inputs.scenario_types import Scenario, Step, Workload
+from gpuplan.inputs.scenario_types import Scenario, Step, Workload, with_service
 from gpuplan.models.perf import gpu_speed
 
 MAX_ROUNDS = 4
@@ -70,6 +72,10 @@ def on_gpu(w: Workload, gpu: str, cat: Catalog) -> Workload:
     if gpu == w.gpus_allowed[0]:
         return w
     g, _source = gpu_speed(w, gpu, cat)
+    if w.service is not None:  # a service: more (or fewer) replicas, never a longer calendar
+        order = (gpu, *(x for x in w.gpus_allowed if x != gpu))
+        return with_service(replace(w, gpus_allowed=order, speed=_rebased(w)),
+                            replace(w.service, per_replica=w.service.per_replica / g))
     hours = w.hours_per_day * g
     duration = w.duration_hours
     if hours > 24.0:
@@ -79,13 +85,15 @@ def on_gpu(w: Workload, gpu: str, cat: Catalog) -> Workload:
     step = w.step
     if step is not None:
         step = Step(compute_s=step.compute_s * g, gradient_gb=step.gradient_gb, overlap=step.overlap)
-    # measured speeds stay relative figures: gpu_speed divides the new first GPU's by the other's
-    speed = w.speed
-    if speed:  # the old first GPU keeps its place in the figures (1.0 where the user left it out)
-        speed = tuple({w.gpus_allowed[0]: 1.0, **dict(speed)}.items())
     return replace(w, gpus_allowed=(gpu, *(x for x in w.gpus_allowed if x != gpu)), hours_per_day=hours,
-                   duration_hours=duration, step=step, speed=speed,
+                   duration_hours=duration, step=step, speed=_rebased(w),
                    window=w.window if _window_fits(w.window, hours) else None)
+
+
+def _rebased(w: Workload) -> tuple[tuple[str, float], ...]:
+    """Measured speeds stay relative figures (gpu_speed divides the new first GPU's by the other's):
+    the old first GPU keeps its place in them (1.0 where the user left it out)."""
+    return tuple({w.gpus_allowed[0]: 1.0, **dict(w.speed)}.items()) if w.speed else ()
 
 
 def candidates(w: Workload, scenario: Scenario, cat: Catalog, *, need_container: bool = False) -> list[str]:

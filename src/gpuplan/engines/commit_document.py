@@ -50,6 +50,11 @@ def runs(tranches: tuple[Tranche, ...] | list[Tranche]) -> list[dict[str, Any]]:
 def _reasons(res: CommitResult, lang: str) -> list[str]:
     cur = res.currency
     out: list[str] = []
+    for c in res.scenario.commitments:
+        start = res.scenario.start
+        month = int(c.until_hours // (res.scenario.days_per_month * 24))
+        out.append(t("commit.r_signed", lang, cards=c.cards, offer=c.offer, until=c.until.isoformat(),
+                     month=month, date=start.isoformat() if start else ""))
     for g in res.gpus:
         rs = [r for r in runs(g.tranches)]
         if not rs:

@@ -33,7 +33,7 @@ import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING
 from gpuplan.engines.alternatives import GpuChoice, candidates, choose, on_gpu
-from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool
+from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool, spill_curve
 from gpuplan.engines.pricing import cheapest, pool_slowdown
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.catalog import Catalog
@@ -85,6 +85,9 @@ class PoolPlan:
     curve_per_month: np.ndarray  # the hybrid cost per month for each candidate R (sizing.candidates)
     curve_low_per_month: np.ndarray | None  # at the low / high prices, when sized over the same candidates
     curve_high_per_month: np.ndarray | None
+    committed_cards: int = 0  # cards already signed (`commitments:`), used first
+    committed_hours: int = 0  # hours from the start they run
+    committed_per_month: float = 0.0  # what they still cost (ops; rental where unpaid), in `hybrid`
 
 
 @dataclass(frozen=True)
@@ -97,12 +100,29 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class Project:
+    """One-off work (`once: true`) and how it runs: `pool` (the standing pool's spare cards cover it
+    in every hour it runs, at no new cost), `lease` (a bare-metal offer for its own term) or
+    `containers`; `cost` is its whole cost (money, not per month), as `compare` prices that option."""
+
+    workload: Workload
+    gpu: str
+    choice: str  # pool | lease | containers
+    offer: str | None
+    start_hours: float
+    months: float
+    cost: float
+    options: tuple[tuple[str, str, float], ...]  # (choice, offer, cost) of every option priced
+
+
+@dataclass(frozen=True)
 class PlanResult:
     scenario: Scenario
     demand: Demand
     pools: list[PoolPlan]
     assignments: list[Assignment]
     queueing: str
+    projects: list[Project] = field(default_factory=list)  # one-off work (`once: true`), outside the pools
 
     def per_month(self, attr: str) -> float:
         return float(sum(getattr(p, attr) for p in self.pools))
@@ -112,7 +132,7 @@ def _lease_work_hours(wls: list[Workload], demand: Demand) -> float:
     """Hours the pool's work lasts: to the end of its longest schedule, or the sample's whole span."""
     if demand.project:
         pool = [w for w in wls if "elastic" not in w.requires] or wls
-        return max((w.duration_hours for w in pool), default=float(demand.hours))
+        return max((w.end_hours for w in pool), default=float(demand.hours))
     return demand.calendar_hours
 
 
@@ -126,13 +146,49 @@ class _Pricing:
     slowdown: float
     slowdown_elastic: float
     project: bool  # schedules (one-off setup and min term apply) or a repeating sample
+    committed: int = 0  # cards already signed (`commitments:`), serving first
+    committed_hours: int = 0  # hours from the start they run (to the earliest `until`)
+    committed_cost: float = 0.0  # what they still cost over the horizon (ops; rental where unpaid)
+    demand: np.ndarray | None = None  # the pool's hourly demand (for the spill beside signed cards)
+
+    def spill(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
+        """GPU-hours above the cards at each R: with C signed cards until U, the pool holds max(R, C)
+        cards before U (the first C new cards start when the signed ones end) and R after:
+        sum_{t<U} max(0, d_t - max(R, C)) + sum_{t>=U} max(0, d_t - R)."""
+        if not self.committed or self.demand is None:
+            return spill
+        u, c = self.committed_hours, float(self.committed)
+        r = np.asarray(rs, dtype=np.float64)
+        before = spill_curve(self.demand[:u], np.maximum(r, c)) if u > 0 else 0.0
+        after = spill_curve(self.demand[u:], r) if u < len(self.demand) else 0.0
+        return np.asarray(before + after, dtype=np.float64) * np.ones(len(r))
 
     def curve(self, rs: np.ndarray, spill: np.ndarray, point: PricePoint) -> np.ndarray:
-        """Pool cost for each R: the tariff's lease + ops + spill, plus the lease's setup when R > 0."""
-        costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
+        """Pool cost for each R: the tariff's lease + ops + spill, plus the lease's setup when R > 0.
+        With signed cards: min(R, C) new cards are leased from U only, max(R - C, 0) for the whole
+        lease, and the signed cards' remaining cost is added at every R."""
+        if self.committed and self.lease is not None:
+            r = np.asarray(rs, dtype=np.int64)
+            late = np.minimum(r, self.committed)
+            costs = pool_costs(self.lease, self.container, r - late, self.lease_hours,
+                               self.spill(rs, spill) * self.slowdown, point) \
+                + pool_costs(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0),
+                             np.zeros(len(r)), point) + self.committed_cost
+        else:
+            costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
         if self.project and self.lease is not None:
             costs = costs + np.where(rs > 0, self.lease.setup_cost, 0.0)
         return costs
+
+    def bill(self, r: int, spill: float) -> tuple[float, float, float, float]:
+        """(lease, ops, containers, container GPU-hours) of the new cards at size R, mid prices."""
+        if self.committed and self.lease is not None:
+            late = min(r, self.committed)
+            full = pool_bill(self.lease, self.container, r - late, self.lease_hours, spill * self.slowdown, "mid")
+            part = pool_bill(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0), 0.0, "mid")
+            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours
+        b = pool_bill(self.lease, self.container, r, self.lease_hours, spill * self.slowdown, "mid")
+        return b.lease, b.ops, b.burst, b.container_gpu_hours
 
     def elastic(self, gpu_hours: float, point: PricePoint) -> float:
         if self.container is None or gpu_hours <= 0:
@@ -160,12 +216,13 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
     project = demand.project
     dpm = scenario.days_per_month
     # per month divides by the calendar time of the demand (see gpuplan.models.tariff)
-    horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
+    standing = [w for w in scenario.workloads if not w.once]
+    horizon = horizon_hours([w.end_hours for w in standing or scenario.workloads], dpm) if project \
         else demand.calendar_hours
-    wls_all = list(scenario.workloads)
+    wls_all = standing
     choices: dict[str, GpuChoice] = {}
     if demand.source == "schedules" and any(len(w.gpus_allowed) > 1 for w in wls_all):
-        wls_all, choices = choose_gpus(scenario, cat, horizon=horizon)
+        wls_all, choices = choose_gpus(replace(scenario, workloads=tuple(wls_all)), cat, horizon=horizon)
         demand = from_schedules(wls_all)
     pools: list[PoolPlan] = []
     assignments: list[Assignment] = []
@@ -176,7 +233,55 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
         assignments += pa
     if choices:
         assignments = [replace(a, choice=choices.get(a.workload.id)) for a in assignments]
-    return PlanResult(scenario, demand, pools, assignments, queueing)
+    projects = [_project(w, scenario, cat, pools) for w in scenario.workloads if w.once]
+    return PlanResult(scenario, demand, pools, assignments, queueing, projects)
+
+
+def project_gpu(w: Workload, scenario: Scenario, cat: Catalog, *, need_container: bool = False) -> Workload:
+    """One-off work on the listed GPU of its cheapest feasible offer (`engines.cost.option_cost`), re-expressed
+    there (`alternatives.on_gpu`); `commit` places it so (with no standing pool to share)."""
+    from gpuplan.engines.advise import feasibility
+    from gpuplan.engines.cost import option_cost
+
+    best: tuple[float, int, str] | None = None
+    for i, gpu in enumerate(candidates(w, scenario, cat, need_container=need_container)):
+        for o in scenario.offers:
+            if o.gpu == gpu and feasibility(w, o, cat) is None:
+                x = (option_cost(w, o, scenario, cat).total_mid, i, gpu)
+                best = x if best is None or x < best else best
+    return on_gpu(w, best[2], cat) if best is not None else w
+
+
+def _project(w: Workload, scenario: Scenario, cat: Catalog, pools: list[PoolPlan]) -> Project:
+    """How one-off work runs (see `Project`): the cheapest of the standing pools' spare cards (where they
+    cover its demand in every hour it runs, through the lease), and every feasible offer of its listed
+    GPUs priced by `engines.cost.option_cost` (compare's money for its own dates and duration)."""
+    from gpuplan.engines.advise import feasibility
+    from gpuplan.engines.cost import option_cost
+
+    options: list[tuple[str, str, float, str]] = []  # (choice, offer, cost, gpu)
+    for gpu in candidates(w, scenario, cat):
+        moved = on_gpu(w, gpu, cat)
+        pool = next((p for p in pools if p.gpu == gpu and p.reserved > 0), None)
+        if pool is not None and "elastic" not in w.requires:
+            n = len(pool.demand_pool)
+            own = workload_curve(moved, n)
+            inside = moved.end_hours <= min(n, pool.lease_hours + 1e-9)
+            if inside and bool(np.all(own <= pool.reserved - np.minimum(pool.demand_pool, pool.reserved) + 1e-9)):
+                options.append(("pool", pool.bm.id if pool.bm else "", 0.0, gpu))
+        for o in scenario.offers:
+            if o.gpu != gpu or feasibility(w, o, cat) is not None:
+                continue
+            c = option_cost(w, o, scenario, cat)
+            options.append(("lease" if o.mode == "bare-metal" else "containers", o.id, c.total_mid, gpu))
+    if not options:
+        raise GpuplanError(f"no offer can run the one-off work `{w.id}`", field="offers",
+                           hint="add an offer for one of its GPUs that its rules allow.")
+    rank = {"pool": 0, "lease": 1, "containers": 2}
+    best = min(options, key=lambda x: (x[2], rank[x[0]], x[1]))
+    months = w.duration_hours / (scenario.days_per_month * 24)
+    return Project(w, best[3], best[0], best[1] or None, w.start_hours, months, best[2],
+                   tuple((c, o, x) for c, o, x, _g in options))
 
 
 def choose_gpus(scenario: Scenario, cat: Catalog, *, need_container: bool = False,
@@ -234,18 +339,19 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     step = lease.step if lease is not None else 1
     work_hours = _lease_work_hours(wls, demand)
     lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
-    pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project)
+    signed, signed_hours, signed_cost = _signed(scenario, gpu, n, lease_hours) if lease is not None else (0, 0, 0.0)
+    pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project, signed, signed_hours, signed_cost,
+                  pool_demand if signed else None)
 
-    mid = _run(pool_demand, pr, step, pinned_peak, "mid")
-    low = _run(pool_demand, pr, step, pinned_peak, "low")
-    high = _run(pool_demand, pr, step, pinned_peak, "high")
+    mid, low, high = (_run(pool_demand, pr, step, pinned_peak, point) for point in ("mid", "low", "high"))
+    if signed:  # the spill beside the signed cards (reports and waiting read it)
+        mid, low, high = (replace(x, spill=pr.spill(x.candidates, x.spill)) for x in (mid, low, high))
     r = mid.reserved
     elastic_h = float(elastic.sum())
     elastic_cost = pr.elastic(elastic_h, "mid")
-    bill = pool_bill(lease, container, r, lease_hours,
-                     float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
+    b_lease, b_ops, b_burst, b_ct_hours = pr.bill(r, float(mid.spill[int(np.searchsorted(mid.candidates, r))]))
     setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
-    spill_h = bill.container_gpu_hours / sd if sd else 0.0
+    spill_h = b_ct_hours / sd if sd else 0.0
     own_curves = _curves(wls, demand, total)
     pa = _assign(wls, own_curves, r, n, bm is not None, ct is not None)
     # one-off container setup: each workload of a schedule that runs (partly) in containers
@@ -290,8 +396,8 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
         slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
         lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
-        ops_per_month=bill.ops * f, lease_per_month=bill.lease * f,
-        spill_per_month=bill.burst * f, elastic_per_month=elastic_cost * f,
+        ops_per_month=b_ops * f, lease_per_month=b_lease * f,
+        spill_per_month=b_burst * f, elastic_per_month=elastic_cost * f,
         setup_per_month=(setup_pool + setups_hybrid) * f,
         hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
         hybrid_high_per_month=hybrid_high * f,
@@ -304,8 +410,24 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         if same else None,
         curve_high_per_month=curve(high, "high", setups_at(high))
         if same else None,
+        committed_cards=signed, committed_hours=signed_hours, committed_per_month=signed_cost * f,
     )
     return pool, pa
+
+
+def _signed(scenario: Scenario, gpu: str, n: int, lease_hours: float) -> tuple[int, int, float]:
+    """Cards already signed for `gpu` (`commitments:`): how many, for how many hours from the start
+    (the earliest `until` when there are several), and what they still cost over the horizon: their
+    offer's ops over the hours they run, plus the rental where `paid: false`."""
+    mine = [c for c in scenario.commitments if scenario.offer(c.offer).gpu == gpu]
+    if not mine:
+        return 0, 0, 0.0
+    cost = 0.0
+    for c in mine:
+        tariff = Tariff.of(scenario.offer(c.offer), scenario)
+        hours = min(c.until_hours, float(n))
+        cost += tariff.lease_ops(c.cards, hours) + (0.0 if c.paid else tariff.lease_rental(c.cards, hours))
+    return sum(c.cards for c in mine), int(min(min(c.until_hours for c in mine), n)), cost
 
 
 def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str, np.ndarray]:
@@ -368,7 +490,7 @@ def _assign(wls: list[Workload], curves: dict[str, np.ndarray], reserved: int, n
         elif share >= 0.99:
             out[w.id] = Assignment(w, "bare-metal", "a_pool", {"share": share, "steady": steadiness(w)})
         elif share <= 0.01:
-            key = "a_spill" if has_bm else "a_no_bm"
+            key = ("a_spill_steady" if steadiness(w) >= 0.99 else "a_spill") if has_bm else "a_no_bm"
             out[w.id] = Assignment(w, "container", key, {"share": share, "steady": steadiness(w)})
         else:
             out[w.id] = Assignment(w, "split", "a_split", {"share": share, "steady": steadiness(w)})

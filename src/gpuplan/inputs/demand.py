@@ -18,7 +18,7 @@ import csv
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from operator import methodcaller
 from pathlib import Path
@@ -81,8 +81,27 @@ def daily_profile(w: Workload) -> np.ndarray:
     return np.minimum(prof, 1.0)
 
 
+def service_profile(w: Workload) -> np.ndarray:
+    """24 values for a service (`service:`): GPUs each hour of the day over the peak's GPUs (`w.gpus`),
+    from `Service.replicas`, plus each step up's container start-up (`CONTAINER_STARTUP_HOURS` of the
+    new replicas, billed in the hour before)."""
+    from gpuplan.constants import CONTAINER_STARTUP_HOURS
+
+    sv = w.service
+    assert sv is not None
+    cards = np.asarray(sv.replicas(), dtype=np.float64) * sv.gpus_per_replica
+    up = np.maximum(np.roll(cards, -1) - cards, 0.0)  # new replicas the next hour
+    return np.minimum((cards + up * CONTAINER_STARTUP_HOURS) / w.gpus, 1.0)
+
+
 def workload_curve(w: Workload, hours: int) -> np.ndarray:
-    prof = daily_profile(w)
+    """GPUs each hour from the scenario's start: nothing before the workload's `start_hours`, then its
+    schedule (or a service's replicas) for its duration."""
+    offset = int(round(w.start_hours))
+    if offset > 0:
+        own = workload_curve(replace(w, start_hours=0.0), max(hours - offset, 0))
+        return np.concatenate([np.zeros(min(offset, hours)), own])[:hours]
+    prof = service_profile(w) if w.service is not None else daily_profile(w)
     n_days = math.ceil(hours / 24)
     days = np.arange(n_days)
     active_day = (days % 7) < w.days_per_week
@@ -95,7 +114,7 @@ def workload_curve(w: Workload, hours: int) -> np.ndarray:
 
 
 def horizon_hours(workloads: list[Workload] | tuple[Workload, ...], minimum_days: float = 30.0) -> int:
-    longest = max((w.duration_hours for w in workloads), default=0.0)
+    longest = max((w.end_hours for w in workloads), default=0.0)
     return math.ceil(max(longest, minimum_days * 24))
 
 

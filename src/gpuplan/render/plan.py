@@ -38,6 +38,9 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
                        sd=p.container_slowdown_elastic, total=c.elastic or 0.0))
     if c.setup:
         lines.append(t("plan.sum_setup", lang, total=c.setup))
+    if p.committed_gpus:
+        lines.append(t("plan.sum_committed", lang, cards=p.committed_gpus, until=p.committed_until or "",
+                       total=c.committed or 0.0))
     lines.append(t("plan.sum_total_gpu", lang, gpu=p.gpu, total=c.hybrid or 0.0, currency=cur))
     return lines
 
@@ -102,6 +105,12 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
                 [[a.workload, t(f"plan.place_{a.placement}", lang), _why(a)] for a in doc.assignments], [False] * 3,
                 console.width)
     console.print(at)
+    if doc.projects:
+        pt = Table(title=t("plan.projects", lang), title_justify="left", title_style="bold cyan")
+        add_columns(pt, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
+                    [[p.workload, f"{p.start} · {p.choice}", p.reason] for p in doc.projects], [False] * 3,
+                    console.width)
+        console.print(pt)
     if explain:
         for line in explain_lines(doc, lang):
             console.print(line, markup=False)
@@ -168,6 +177,9 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     out += [f"- {line}" for line in waiting_lines(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
     out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {_why(a)}" for a in doc.assignments]
+    if doc.projects:
+        out += ["", f"## {t('plan.projects', lang)}", ""]
+        out += [f"- **{p.workload}** ({p.start}, {p.choice}): {p.reason}" for p in doc.projects]
     out += ["", "```", *explain_lines(doc, lang), "```", ""]
     return "\n".join(out)
 
