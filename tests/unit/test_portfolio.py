@@ -306,3 +306,18 @@ def test_commit_places_one_off_work_in_its_months_only() -> None:
     # months of 30 days from 2027-01-01: the run (2027-03-02 + 21 days) is in month 2 only
     assert [x for m, x in enumerate(a) if m != 2] == [x for m, x in enumerate(b) if m != 2]
     assert a[2] >= b[2]
+
+
+def test_the_portfolio_example_runs_in_every_command() -> None:
+    path = ROOT / "examples" / "portfolio.yaml"
+    doc = api.plan_document(path, catalog=CAT)
+    assert [p.workload for p in doc.projects or []] == ["pretrain-64"]
+    # by hand: 64 H100 on bm-h100 at 300 CNY a card-day for its 30-day minimum term = 576,000, ops
+    # 8 h per node-month x 8 nodes x 150 CNY = 9,600, setup 12 h x 150 = 1,800 (the catalog's default)
+    (pr,) = doc.projects or []
+    assert (pr.choice, pr.offer, pr.cost) == ("lease", "bm-h100", 576_000 + 9_600 + 1_800)
+    assert all(p.demand.peak < 64 for p in doc.pools)
+    rep = api.commit(path, catalog=CAT, paths=100).to_json()
+    months = {x["start_month"] for x in rep["ladders"] if x["gpu"] == "h100-sxm" and x["cards"] >= 64}
+    assert months <= {2}
+    assert not [x for x in rep["ladders"] if x["gpu"] == "a100-80g" and x["start_month"] < 4]
