@@ -706,6 +706,7 @@ def _audit_price(price: str, currency: str, gpus_per_node: int | None, keys: Seq
 
 def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str | Path | None) -> DemandCurve:
     from gpuplan.telemetry import demand_csv, demand_curve
+    from gpuplan.telemetry.demand import mark_once
 
     cat = None
     try:
@@ -725,7 +726,7 @@ def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str |
                 return str(spec.id)
         return model or gpu_type or "gpu"
 
-    rows = demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu")
+    rows = mark_once(demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu"))
     return DemandCurve(mode=mode, rows=len(rows), csv=demand_csv(rows))
 
 

@@ -321,3 +321,41 @@ def test_the_portfolio_example_runs_in_every_command() -> None:
     months = {x["start_month"] for x in rep["ladders"] if x["gpu"] == "h100-sxm" and x["cards"] >= 64}
     assert months <= {2}
     assert not [x for x in rep["ladders"] if x["gpu"] == "a100-80g" and x["start_month"] < 4]
+
+
+def _sample_rows(days: int = 60, bursts: tuple[int, ...] = (20,)) -> list:  # type: ignore[type-arg]
+    """`days` of 8 GPUs 09:00-18:00 on ascend-910b, and 64 more around the clock for 21 days from each
+    day in `bursts`."""
+    from datetime import UTC, datetime, timedelta
+
+    from gpuplan.telemetry.demand import DemandRow
+
+    t0 = datetime(2026, 1, 5, tzinfo=UTC)
+    rows = []
+    for h in range(days * 24):
+        gpus = 8.0 if 9 <= h % 24 < 18 else 0.0
+        if any(b * 24 <= h < (b + 21) * 24 for b in bursts):
+            gpus += 64.0
+        if gpus:
+            rows.append(DemandRow((t0 + timedelta(hours=h)).strftime("%Y-%m-%dT%H:00:00Z"), "ascend-910b", gpus))
+    return rows
+
+
+def test_audit_marks_a_burst_seen_once_and_plan_takes_it_out(tmp_path: Path) -> None:
+    from gpuplan.telemetry.demand import demand_csv, mark_once
+
+    rows = mark_once(_sample_rows())
+    once = [r for r in rows if r.once > 0]
+    assert len(once) == 21 * 24 and all(r.once == 64.0 for r in once)  # by hand: the 64 extra GPUs
+    # a burst that recurs is not one-off: two such runs leave the curve as it is
+    assert not any(r.once for r in mark_once(_sample_rows(120, (20, 80))))
+    # nor is one still running when the sample ends
+    assert not any(r.once for r in mark_once(_sample_rows(50, (30,))))
+    path = tmp_path / "demand.csv"
+    path.write_text(demand_csv(rows), encoding="utf-8")
+    assert path.read_text().splitlines()[0] == "time,gpu,gpus,once"
+    scen = ROOT / "examples" / "seed-910b.yaml"
+    doc = api.plan_document(scen, catalog=CAT, demand=path)
+    assert doc.one_off_removed == {"ascend-910b": 64.0 * 21 * 24}
+    assert doc.pools[0].demand.peak == 8.0  # the standing demand only
+    assert doc.pools[0].reserved_gpus <= 8

@@ -184,6 +184,9 @@ class PlanResult(Record):
     curve: list[CurvePoint] = Field(description="Monthly cost against the leased cards R, per pool.")
     waiting: list[PlanWaiting] | None = Field(default=None, description=(
         "With --max-wait: per pool, the size that meets a waiting budget (absent otherwise)."))
+    one_off_removed: dict[str, float] | None = Field(default=None, description=(
+        "GPU-hours per GPU of one-off work the demand file marks (`once`, from `audit --demand-out`), taken "
+        "out of the standing demand (absent when none)."))
     projects: list[PlanProject] | None = Field(default=None, description=(
         "One-off work (`once: true`), each with its own choice; `pools` hold the standing pools only "
         "(absent when there is none)."))

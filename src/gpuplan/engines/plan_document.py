@@ -176,6 +176,8 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
         extra["sample_repeats"] = res.demand.repeats
     if res.demand.kept:
         extra["kept_schedules"] = list(res.demand.kept)
+    if res.demand.once_removed:
+        extra["one_off_removed"] = {g: _r(h, 3) for g, h in res.demand.once_removed}
     if res.projects:
         extra["projects"] = [project_entry(pr, res.scenario, lang) for pr in res.projects]
     return PlanDoc.model_validate({

@@ -50,6 +50,7 @@ class Demand:
     sample_hours: int | None = None  # hours of the CSV sample before it was repeated
     repeats: int = 1  # whole copies of the sample in `hours`
     kept: tuple[str, ...] = ()  # workloads with no demand rows that keep their own schedule
+    once_removed: tuple[tuple[str, float], ...] = ()  # (gpu, GPU-hours) of one-off work taken out (`once`)
 
     @property
     def calendar_hours(self) -> float:
@@ -133,7 +134,7 @@ def repeat_sample(d: Demand) -> Demand:
     return Demand(d.start, d.hours * reps, {g: np.tile(c, reps) for g, c in d.by_gpu.items()},
                   {w: np.tile(c, reps) for w, c in d.by_workload.items()}, d.source,
                   span_hours=None if d.span_hours is None else d.span_hours * reps, project=d.project,
-                  sample_hours=d.hours, repeats=reps, kept=d.kept)
+                  sample_hours=d.hours, repeats=reps, kept=d.kept, once_removed=d.once_removed)
 
 
 def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -> Demand:
@@ -152,7 +153,8 @@ def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -
         g = w.gpus_allowed[0]
         by_gpu[g] = by_gpu.get(g, np.zeros(d.hours)) + curve
     return Demand(d.start, d.hours, by_gpu, by_wl, d.source, span_hours=d.span_hours, project=d.project,
-                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing))
+                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing),
+                  once_removed=d.once_removed)
 
 
 def from_schedules(workloads: list[Workload] | tuple[Workload, ...], hours: int | None = None) -> Demand:
@@ -199,7 +201,35 @@ def from_csv(path: str | Path) -> Demand:
     n = int(idx.max()) + 1
     flat = np.bincount(code * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
     by_gpu = {g: flat[i] for i, g in enumerate(names)}
-    return Demand(start, n, by_gpu, {}, str(p), project=False)
+    removed: list[tuple[str, float]] = []
+    for g, once in _once_column(raw, start_s, n).items():  # one-off work (audit's `once`): not standing demand
+        if g in by_gpu and float(once.sum()) > 0:
+            by_gpu[g] = np.maximum(by_gpu[g] - once, 0.0)
+            removed.append((g, float(once.sum())))
+    return Demand(start, n, by_gpu, {}, str(p), project=False, once_removed=tuple(removed))
+
+
+def _once_column(raw: bytes, start_s: float, n: int) -> dict[str, np.ndarray]:
+    """The `once` column `audit --demand-out` writes for a burst seen once (GPUs of one-off work in each
+    hour, by GPU); empty when the file has no such column."""
+    text = raw.decode("utf-8-sig", errors="replace")
+    head = text.split("\n", 1)[0]
+    if "once" not in [c.strip().lower() for c in head.split(",")]:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for row in csv.DictReader(text.splitlines()):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        try:
+            value = float(row.get("once") or 0.0)
+            when = _parse_time(row["time"]).timestamp()
+        except (ValueError, KeyError):
+            continue
+        if value <= 0 or not math.isfinite(value):
+            continue
+        i = int(math.floor((when - start_s) / 3600.0 + 1e-9))
+        if 0 <= i < n:
+            out.setdefault(row.get("gpu", ""), np.zeros(n))[i] += value
+    return out
 
 
 _Rows = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]  # time (Unix s), GPU code, GPU names, gpus

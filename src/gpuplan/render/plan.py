@@ -45,6 +45,11 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
     return lines
 
 
+def _one_off_lines(doc: PlanDoc, lang: str) -> list[str]:
+    """One-off work the demand file marks (`once`): taken out of the standing demand, said so."""
+    return [t("plan.one_off_removed", lang, gpu=g, hours=h) for g, h in (doc.one_off_removed or {}).items()]
+
+
 def _grand_total(doc: PlanDoc, lang: str) -> list[str]:
     """The plan's total over every GPU's pool (the per-GPU lines name their GPU)."""
     if len(doc.pools) < 2:
@@ -96,7 +101,7 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
     for p in doc.pools:
         for line in _sum_lines(doc, p, lang):
             console.print("  " + line, markup=False)
-    for line in _grand_total(doc, lang):
+    for line in _grand_total(doc, lang) + _one_off_lines(doc, lang):
         console.print("  " + line, markup=False)
     for line in waiting_lines(doc, lang):
         console.print("  " + line, markup=False)
@@ -174,6 +179,7 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     for p in doc.pools:
         out += [f"- {line}" for line in _sum_lines(doc, p, lang)]
     out += [f"- **{line}**" for line in _grand_total(doc, lang)]
+    out += [f"- {line}" for line in _one_off_lines(doc, lang)]
     out += [f"- {line}" for line in waiting_lines(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
     out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {_why(a)}" for a in doc.assignments]
