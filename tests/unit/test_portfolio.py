@@ -359,3 +359,27 @@ def test_audit_marks_a_burst_seen_once_and_plan_takes_it_out(tmp_path: Path) -> 
     assert doc.one_off_removed == {"ascend-910b": 64.0 * 21 * 24}
     assert doc.pools[0].demand.peak == 8.0  # the standing demand only
     assert doc.pools[0].reserved_gpus <= 8
+
+
+def test_one_off_work_the_standing_pools_spare_cards_cover_costs_nothing_new() -> None:
+    """16 leased cards (8 GPUs around the clock + 8 from 08:00 to 20:00, at 100 CNY a card-day, cheaper than
+    12 h of containers at 12 CNY/h): a one-off 8-GPU run from 20:00 to 08:00 for 5 days fits the 8 cards
+    left at night, so it runs there at no new cost, and the plan says so."""
+    text = """
+version: 1
+currency: CNY
+start: 2027-01-01
+offers:
+  - {id: bm, gpu: ascend-910b, mode: bare-metal, price: {amount: 100, per: gpu-day}, setup: 0h, ops: 0h/node-month}
+  - {id: ct, gpu: ascend-910b, mode: container, price: {amount: 12, per: gpu-hour}}
+workloads:
+  - {id: core, kind: training, gpu: ascend-910b, gpus: 8, hours_per_day: 24, duration: 90d}
+  - {id: day, kind: experiment, gpu: ascend-910b, gpus: 8, hours_per_day: 12, window: "08:00-20:00", duration: 90d}
+  - {id: night, kind: experiment, gpu: ascend-910b, gpus: 8, hours_per_day: 12, window: "20:00-08:00",
+     duration: 5d, start: 2027-02-01, once: true}
+"""
+    doc = api.plan_document(_scen(text), catalog=CAT)
+    assert doc.pools[0].reserved_gpus == 16
+    (pr,) = doc.projects or []
+    assert (pr.choice, pr.cost, pr.offer) == ("pool", 0.0, "bm")
+    assert "spare cards cover it" in pr.reason
