@@ -11,7 +11,7 @@ shared openb trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 62
 6.2 million): `gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, run in turn
 (A B A B ..., after a warm-up each, with Python's bytecode cache on as after `pip install`), the
 ratio of the medians and the median of the paired ratios. Then, labelled as such, in-process
-figures of the lean path's C steps (read, select, sort, replay, summary) on the largest trace.
+figures of the command's steps (read, sort, replay, summary) on the largest trace.
 Goals (issue 15): never slower than the plain replay; >= 20x it at x100; x1000 under 3 s and 1.5 GB.
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 1,10,100,1000] [--repeats 3]
@@ -262,30 +262,22 @@ def main() -> int:
 
 
 def in_process(path: Path, args: argparse.Namespace) -> None:
-    """In-process figures for the largest trace, step by step as the command's lean path runs them
-    (after imports, in this process: not what a user sees)."""
-    from gpuplan.sim import _ckernel as k
-    from gpuplan.sim.lean import _PLAIN_FORMATS
+    """In-process figures for the largest trace, step by step as the command runs them (after imports,
+    in this process: not what a user sees): read (the C reader), sort, replay (the C loop), summary."""
+    from gpuplan.sim.replay import Jobs, replay, summarize
+    from gpuplan.sim.traces import read_trace
 
-    names, kind, _ = _PLAIN_FORMATS["alibaba-2023"]
     t = [time.perf_counter()]
-    got = k.read_columns(str(path), names)
+    trace = read_trace(path, gpu_types=False)
     t.append(time.perf_counter())
-    assert got is not None
-    selected = k.select_jobs(kind, got[1])
-    assert selected is not None
-    submit, duration, gpus, _, _ = selected
+    jobs = Jobs.from_trace(trace)
     t.append(time.perf_counter())
-    units = k.prepare([submit, duration, gpus])
+    res = replay(jobs, args.reserved, args.wait_hours * 3600, "strict-fifo", "gpu", 8)
     t.append(time.perf_counter())
-    n = len(submit) // 8
-    start, burst = bytearray(8 * n), bytearray(n)
-    k.replay(submit, duration, units, 1, args.reserved * 1000, args.wait_hours * 3600, False, start, burst)
+    summarize(jobs, res, args.reserved)
     t.append(time.perf_counter())
-    k.summarize([submit, duration, gpus, start, burst], 1.0)
-    t.append(time.perf_counter())
-    steps = ("read", "select", "sort", "replay", "summary")
-    print(f"\nIN-PROCESS, {path.name} ({n:,} jobs; the lean path's C steps): "
+    steps = ("read", "sort", "replay", "summary")
+    print(f"\nIN-PROCESS, {path.name} ({len(jobs):,} jobs; the command's steps): "
           + ", ".join(f"{s} {b - a:.3f} s" for s, a, b in zip(steps, t[:-1], t[1:], strict=True)))
 
 
