@@ -186,10 +186,11 @@ def _parse_data(
 ) -> tuple[int, Header]:
     """Parse a block of whole lines; returns the number of lines and the layout in force at its end.
 
-    Ordinary lines go through the compiled strict parser (`_loops.parse_block`: C, else numba); each line it does
+    Ordinary lines go through the compiled strict parser (`_loops.parse_block`, C); each line it does
     not accept is parsed and classified on its own by the careful path (a header line switches the
     layout), and after MAX_LINE_FALLBACKS such lines the rest of the block goes to the careful path
-    at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful."""
+    at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful,
+    and so does everything where the C extension was not built (the careful path is the reference)."""
     import numpy as np
 
     from gpuplan.telemetry._loops import parse_block
@@ -239,10 +240,14 @@ def _parse_data(
 
 
 def _compiled_layout(h: Header) -> _Layout | None:
-    """The compiled parser's arguments for layout `h`, or None when it does not handle that layout:
-    GPU by `index`, no `hostname` column, utilisation in %."""
+    """The compiled parser's arguments for layout `h`, or None when it does not handle that layout
+    (it handles GPU by `index`, no `hostname` column, utilisation in %) or was not built."""
     import numpy as np
 
+    from gpuplan.telemetry._loops import compiled
+
+    if compiled() is None:
+        return None
     i_time, i_util, i_gpu = h.col("timestamp"), h.col("utilization.gpu"), h.col("index")
     if i_time is None or i_util is None or i_gpu is None or "hostname" in h.names:
         return None

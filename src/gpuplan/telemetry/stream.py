@@ -2,7 +2,7 @@
 
 The analysis (see `gpuplan.telemetry.analyze`) needs, per GPU, the median sampling interval before it
 can tell a gap from a slow sample, and the median is only known at the end. So each block of samples
-(in input order) is folded by one compiled pass (`_loops.accumulate`: C, else numba) into:
+(in input order) is folded by one compiled pass (`_loops.accumulate`: C, else its plain reference) into:
 
 - running sums over the intervals that can never be gaps (at most MIN_GAP_S long): observed time,
   time x utilisation, idle time, busy time, busy time x utilisation; per clock hour: time x
