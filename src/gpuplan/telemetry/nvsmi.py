@@ -90,7 +90,8 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES,
     if src is None:
         source_name = str(path)
         src = collector.add_source(source_name, lambda loc: f"{source_name}:{loc}")
-    collector.streaming_file(path, src, block_bytes)
+    again_src = src
+    collector.streaming_file(src, lambda again: read_nvsmi(path, again, block_bytes, src=again_src))
     node_default = path.stem
     header: Header | None = None
     header_line = 0

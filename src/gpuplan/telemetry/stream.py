@@ -157,7 +157,7 @@ class StreamAccumulator:
     def finalize(self, n_keys: int) -> Aggregates:
         import polars as pl
 
-        from gpuplan.telemetry import _loops as kk
+        import gpuplan.telemetry._loops as kk
 
         self._grow(n_keys)
         si, sf = self.si[:n_keys], self.sf[:n_keys]
@@ -272,7 +272,7 @@ class StreamAccumulator:
 
 
 def _new_si(n: int) -> np.ndarray:
-    from gpuplan.telemetry import _loops as kk
+    import gpuplan.telemetry._loops as kk
 
     si = np.zeros((n, kk.N_SI), dtype=np.int64)
     si[:, kk.I_HOUR] = kk.NO_TIME
