@@ -354,7 +354,7 @@ def _parse_fast(
             schema={f"f{i}": pl.String for i in range(ncol)},
             encoding="utf8-lossy",
         )
-    except pl.exceptions.ComputeError:  # a line with too many fields: classify line by line
+    except pl.exceptions.PolarsError:  # ragged lines (too many fields, or too few at the end): line by line
         text = data.decode("utf-8", errors="replace")
         lines = _lines(text)
         lines = lines.with_columns(line=pl.int_range(first_line, first_line + lines.height, dtype=pl.UInt32))
