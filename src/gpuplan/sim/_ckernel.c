@@ -327,7 +327,7 @@ done:
 
 /* ---------------------------------------------------------------- a strict reader of numeric CSV columns
  *
- * read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None.
+ * read_columns(path, names, max_rows, window) -> (rows, [bytearray of float64 per name]) or None.
  * Reads only the named columns of a plain CSV file (a header line, comma-separated, no quotes), as
  * float64, NaN where a field is empty. Anything else -- a missing column, a quote, a line with another
  * number of fields, a blank line, text that is not a plain decimal number -- gives None,
@@ -398,13 +398,10 @@ static int header_index(const char *a, const char *b, int ncols_max, char names[
 }
 
 typedef struct {
-    const char *data;
-    size_t size;
     int ncols;
     int nwanted;
     int col_of[MAX_WANTED]; /* column index of each wanted name */
     double *out[MAX_WANTED];
-    int64_t rows;
 } csv_job;
 
 /* The first ',' in [q, le), else le: eight bytes at a time (a zero byte of x ^ ",,,,,,,," is a comma;
@@ -531,16 +528,81 @@ static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int n) {
     }
 }
 
+/* The file is read through windows of WINDOW bytes mapped one at a time (each cut after its last
+ * newline) and unmapped before the next, so that memory holds the columns and one window, never the
+ * whole file. */
+#define WINDOW ((size_t)64 << 20)
+
+/* Maps whole lines of the file from byte `pos`: [*begin, *end) ends just after the last newline
+ * within `pos + window` (the window grows for a longer line), or at the end of the file. Returns the
+ * mapping (length *maplen, for munmap) or MAP_FAILED. */
+static void *map_lines(int fd, size_t size, size_t pos, size_t window, const char **begin, const char **end,
+                       size_t *maplen) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t base = pos - pos % page;
+    for (size_t want = window;; want *= 2) {
+        size_t stop = size - pos > want ? pos + want : size;
+        size_t len = stop - base;
+        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+        if (m == MAP_FAILED) return m;
+#ifdef MADV_SEQUENTIAL
+        madvise(m, len, MADV_SEQUENTIAL);
+#endif
+        const char *b = (const char *)m + (pos - base), *e = (const char *)m + len;
+        if (stop < size) {
+            const char *nl = e;
+            while (nl > b && nl[-1] != '\n') nl--;
+            if (nl == b) { /* no whole line yet: a longer window */
+                munmap(m, len);
+                continue;
+            }
+            e = nl;
+        }
+        *begin = b;
+        *end = e;
+        *maplen = len;
+        return m;
+    }
+}
+
+/* Cuts [b, e) after newlines into one chunk per thread; `at_end`: e is the end of the file. */
+static int split_chunks(const csv_job *J, const char *b, const char *e, int at_end, chunk_t *chunks) {
+    int nthreads = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (e - b > (1 << 22) && ncpu > 1) nthreads = ncpu < MAX_THREADS ? (int)ncpu : MAX_THREADS;
+    memset(chunks, 0, sizeof(chunk_t) * MAX_THREADS);
+    const char *cut = b;
+    for (int i = 0; i < nthreads; i++) {
+        const char *stop = i == nthreads - 1 ? e : b + (e - b) / nthreads * (i + 1);
+        if (stop < cut) stop = cut;
+        if (stop < e) {
+            const char *nl = memchr(stop, '\n', (size_t)(e - stop));
+            stop = nl ? nl + 1 : e;
+        }
+        chunks[i].J = J;
+        chunks[i].begin = cut;
+        chunks[i].end = stop;
+        chunks[i].last_chunk = at_end && stop == e;
+        cut = stop;
+    }
+    return nthreads;
+}
+
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *path_obj, *names;
     long long max_rows = -1; /* more rows than this: None before any column is allocated */
-    if (!PyArg_ParseTuple(args, "O&O!|L", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows))
+    long long window_arg = 0; /* bytes per mapped window; 0: WINDOW (tests give small ones) */
+    if (!PyArg_ParseTuple(args, "O&O!|LL", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows,
+                          &window_arg))
         return NULL;
+    const size_t window = window_arg > 0 ? (size_t)window_arg : WINDOW;
     PyObject *result = NULL, *arrays = NULL;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
     void *map = MAP_FAILED;
-    size_t size = 0;
+    size_t maplen = 0, size = 0;
+    int64_t *counts = NULL; /* lines per chunk of every window, from the first pass */
+    size_t ncounts = 0, capcounts = 0;
     int fd = -1;
     if (nw < 1 || nw > MAX_WANTED) {
         PyErr_SetString(PyExc_ValueError, "between 1 and 16 column names");
@@ -553,21 +615,19 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     size = (size_t)st.st_size;
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const char *b, *e;
+    map = map_lines(fd, size, 0, window, &b, &e, &maplen);
     if (map == MAP_FAILED) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-#ifdef MADV_SEQUENTIAL
-    madvise(map, size, MADV_SEQUENTIAL);
-#endif
-    const char *data = (const char *)map, *end = data + size;
-    if (size >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
+    const char *data = b;
+    if (e - data >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
         (unsigned char)data[2] == 0xBF) {
         data += 3;
     }
-    const char *hl = memchr(data, '\n', (size_t)(end - data));
-    const char *he = hl ? hl : end;
+    const char *hl = memchr(data, '\n', (size_t)(e - data));
+    const char *he = hl ? hl : e;
     if (he > data && he[-1] == '\r') he--;
     static char hnames[256][64];
     csv_job J;
@@ -591,40 +651,42 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             goto done;
         }
     }
-    const char *body = hl ? hl + 1 : end;
-    /* chunks of the body, cut after a newline, read by one thread each */
-    int nthreads = 1;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (end - body > (1 << 22) && ncpu > 1) nthreads = ncpu < MAX_THREADS ? (int)ncpu : MAX_THREADS;
+    const size_t body = hl ? (size_t)(hl + 1 - (const char *)b) : size;
+    munmap(map, maplen);
+    map = MAP_FAILED;
     chunk_t chunks[MAX_THREADS];
-    memset(chunks, 0, sizeof(chunks));
-    const char *cut = body;
-    for (int i = 0; i < nthreads; i++) {
-        const char *stop = i == nthreads - 1 ? end : body + (end - body) / nthreads * (i + 1);
-        if (stop < cut) stop = cut;
-        if (stop < end) {
-            const char *nl = memchr(stop, '\n', (size_t)(end - stop));
-            stop = nl ? nl + 1 : end;
-        }
-        chunks[i].J = &J;
-        chunks[i].begin = cut;
-        chunks[i].end = stop;
-        chunks[i].last_chunk = stop == end;
-        cut = stop;
-    }
-    J.data = (const char *)map;
-    J.size = size;
-    Py_BEGIN_ALLOW_THREADS
-    run_chunks(count_chunk, chunks, nthreads);
-    Py_END_ALLOW_THREADS
     int64_t lines = 0;
-    for (int i = 0; i < nthreads; i++) {
-        if (chunks[i].fail) {
+    /* pass 1: count the lines (and refuse quotes), window by window */
+    for (size_t pos = body; pos < size;) {
+        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
+        if (map == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
-        chunks[i].r0 = lines;
-        lines += chunks[i].lines;
+        int n = split_chunks(&J, b, e, pos + (size_t)(e - b) == size, chunks);
+        Py_BEGIN_ALLOW_THREADS
+        run_chunks(count_chunk, chunks, n);
+        Py_END_ALLOW_THREADS
+        for (int i = 0; i < n; i++) {
+            if (chunks[i].fail) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (ncounts == capcounts) {
+                capcounts = capcounts ? 2 * capcounts : 64;
+                int64_t *grown = realloc(counts, capcounts * sizeof(int64_t));
+                if (!grown) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                counts = grown;
+            }
+            counts[ncounts++] = chunks[i].lines;
+            lines += chunks[i].lines;
+        }
+        pos += (size_t)(e - b);
+        munmap(map, maplen);
+        map = MAP_FAILED;
     }
     if (max_rows >= 0 && lines > max_rows) {
         result = Py_NewRef(Py_None);
@@ -638,20 +700,51 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         PyList_SET_ITEM(arrays, w, ba);
         J.out[w] = (double *)PyByteArray_AS_STRING(ba);
     }
-    Py_BEGIN_ALLOW_THREADS
-    run_chunks(parse_chunk, chunks, nthreads);
-    Py_END_ALLOW_THREADS
-    for (int i = 0; i < nthreads; i++) {
-        if (chunks[i].fail) {
+    /* pass 2: parse, the same windows and chunks */
+    int64_t r0 = 0;
+    size_t k = 0;
+    for (size_t pos = body; pos < size;) {
+        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
+        if (map == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
+        int n = split_chunks(&J, b, e, pos + (size_t)(e - b) == size, chunks);
+        for (int i = 0; i < n; i++) {
+            if (k >= ncounts) { /* the file changed between the passes */
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            chunks[i].lines = counts[k++];
+            chunks[i].r0 = r0;
+            r0 += chunks[i].lines;
+        }
+        if (r0 > lines) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        run_chunks(parse_chunk, chunks, n);
+        Py_END_ALLOW_THREADS
+        for (int i = 0; i < n; i++) {
+            if (chunks[i].fail) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+        pos += (size_t)(e - b);
+        munmap(map, maplen);
+        map = MAP_FAILED;
     }
-    J.rows = lines;
-    result = Py_BuildValue("(LO)", (long long)J.rows, arrays);
+    if (r0 != lines) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = Py_BuildValue("(LO)", (long long)lines, arrays);
 done:
     Py_XDECREF(arrays);
-    if (map != MAP_FAILED) munmap(map, size);
+    free(counts);
+    if (map != MAP_FAILED) munmap(map, maplen);
     if (fd >= 0) close(fd);
     Py_DECREF(path_obj);
     return result;
@@ -660,8 +753,9 @@ done:
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
     {"read_columns", py_read_columns, METH_VARARGS,
-     "read_columns(path, names, max_rows=-1) -> (rows, [bytearray of float64 per name]) or None when the file\n"
-     "is not plain or has more than max_rows rows (counted before anything is allocated)"},
+     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]) or None when\n"
+     "the file is not plain or has more than max_rows rows (counted before anything is allocated). The file is\n"
+     "mapped `window` bytes at a time (0: 64 MiB), never whole."},
     {NULL, NULL, 0, NULL},
 };
 

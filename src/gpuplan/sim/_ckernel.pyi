@@ -14,5 +14,5 @@ def replay(
     burst: Any,
 ) -> None: ...
 def read_columns(
-    path: str, names: tuple[str, ...], max_rows: int = -1
+    path: str, names: tuple[str, ...], max_rows: int = -1, window: int = 0
 ) -> tuple[int, list[bytearray]] | None: ...

@@ -297,19 +297,34 @@ def summarize(
     slowdown: float = 1.0,
     prices: PoolPricing | None = None,
 ) -> dict[str, Any]:
-    """One object of the `-o json` contract."""
-    gh = jobs.gpus * jobs.duration / 3600.0
+    """One object of the `-o json` contract.
+
+    GPU-hours: gpus x duration / 3600 per job, summed over reserved jobs, burst jobs (x slowdown) and
+    all; waits: start - submit, in hours (mean, p50, p95, max); span: first submit to the last end.
+    Written with in-place steps and one temporary array at a time (a few at millions of jobs), each
+    value computed exactly as the plain expression would."""
+    gh = jobs.gpus * jobs.duration
+    gh /= 3600.0
     b = result.burst
     reserved_h = float(gh[~b].sum())
     burst_h = float(gh[b].sum() * slowdown)
-    total_h = float(np.sum(np.where(b, gh * slowdown, gh)))
-    wait_h = (result.start - jobs.submit) / 3600.0
-    p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95])) if wait_h.size else (0.0, 0.0)
-    ends = result.start + np.where(b, jobs.duration * slowdown, jobs.duration)
+    part = gh * slowdown  # np.where(b, gh * slowdown, gh)
+    np.copyto(part, gh, where=~b)
+    del gh
+    total_h = float(np.sum(part))
+    wait_h = np.subtract(result.start, jobs.submit, out=part)  # (start - submit) / 3600
+    wait_h /= 3600.0
+    waits = (float(wait_h.mean()), 0.0, 0.0, float(wait_h.max())) if wait_h.size else (0.0, 0.0, 0.0, 0.0)
+    if wait_h.size:  # the last use of wait_h: the percentiles may reorder it
+        p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95], overwrite_input=True))
+        waits = (waits[0], p50, p95, waits[3])
+    ends = np.multiply(jobs.duration, slowdown, out=part)  # start + np.where(b, duration * slowdown, duration)
+    np.copyto(ends, jobs.duration, where=~b)
+    ends += result.start
     span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
+    del part, wait_h, ends
     # money divides by the trace's calendar span, as submitted: never one the slowdown or queueing stretched
     calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
-    waits = (float(wait_h.mean()), p50, p95, float(wait_h.max())) if wait_h.size else (0.0, 0.0, 0.0, 0.0)
     return run_object(int(reserved), len(jobs), jobs.skipped, int(b.sum()), (total_h, reserved_h, burst_h), waits,
                       span_h, None if prices is None else price_replay(prices, reserved, calendar_h, burst_h))
 
