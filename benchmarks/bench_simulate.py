@@ -200,6 +200,8 @@ def main() -> int:
     ap.add_argument("--wait-hours", type=float, default=2.0)
     ap.add_argument("--repeats", type=int, default=3, help="median of N whole-process runs")
     ap.add_argument("--plain-max-copies", type=int, default=100, help="skip the baseline above this (minutes)")
+    ap.add_argument("--deep", action="store_true",
+                    help="on the largest trace: -r 8 against -r 32 (--wait inf, strict-fifo) and peak memory")
     args = ap.parse_args()
     if args.plain:
         print(json.dumps(plain_replay(args.plain, args.reserved, args.wait_hours * 3600)))
@@ -254,11 +256,33 @@ def main() -> int:
             else:
                 line += f" {'-':>9} {'-':>7}  (baseline skipped: --plain-max-copies)"
             print(line, flush=True)
+            base = os.environ.get("GPUPLAN_BASELINE")  # a checkout with its own venv (e.g. /work/base)
+            if base and copies in (1, 100):
+                base_cmd = [str(Path(base) / ".venv" / "bin" / "gpuplan"), *ours_cmd[1:]]
+                (t_o, c_o, _), (t_b, c_b, _), (r_ob, _, _) = paired(ours_cmd, base_cmd, args.repeats)
+                print(f"{'':>10} against GPUPLAN_BASELINE={base}: this {t_o:.3f} s ({c_o:.3f} CPU s), "
+                      f"baseline {t_b:.3f} s ({c_b:.3f} CPU s); this/baseline {t_o / t_b:.2f}x wall, "
+                      f"{c_o / c_b:.2f}x CPU", flush=True)
             if copies == max(int(c) for c in args.copies.split(",")):
+                if args.deep:
+                    deep(path, args)
                 in_process(path, args)
             if path != SHARED:
                 path.unlink()
     return 0 if ok else 1
+
+
+def deep(path: Path, args: argparse.Namespace) -> None:
+    """Issue 23: `-r 8 --wait inf --queueing strict-fifo` (most jobs queue) at most 2.5x the same with
+    `-r 32`, and peak memory under 600 MB."""
+    cmds = [[str(GPUPLAN), "simulate", str(path), "-r", r, "--wait", "inf", "--queueing", "strict-fifo", "-o", "json"]
+            for r in ("8", "32")]
+    (t8, c8, _), (t32, c32, _), (paired_ratio, _, _) = paired(cmds[0], cmds[1], args.repeats)
+    mb = [peak_mb(c) for c in cmds]
+    print(f"\nDEEP QUEUES, {path.name}, --wait inf, strict-fifo, median of {args.repeats}: -r 8 {t8:.3f} s "
+          f"({c8:.3f} CPU s, {mb[0]:.0f} MB), -r 32 {t32:.3f} s ({c32:.3f} CPU s, {mb[1]:.0f} MB); "
+          f"-r 8 / -r 32 {t8 / t32:.2f}x wall, {c8 / c32:.2f}x CPU (paired median {1 / paired_ratio:.2f}x)",
+          flush=True)
 
 
 def in_process(path: Path, args: argparse.Namespace) -> None:

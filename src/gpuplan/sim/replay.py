@@ -39,7 +39,9 @@ builds): the same instants and rules, with min-segment trees over the queue (que
 order, since jobs are queued in arrival order) so that a best-effort pass finds the next job that
 fits in O(log n) instead of scanning the queue. The two agree exactly (property tests run both).
 Where the extension could not be built (no C compiler or Python headers), `replay` runs the
-reference: the same answers, slower (about 1 s per 100,000 queued jobs).
+reference: the same answers, slower (measured on the openb trace x10, 62,030 jobs: strict FIFO
+0.15-0.3 CPU s, best-effort 0.5 s; a best-effort pass scans the whole queue, so deep best-effort
+queues grow with its length squared).
 """
 
 from __future__ import annotations
