@@ -1,5 +1,5 @@
-"""Plain command lines without typer: `simulate` (without pydantic or numpy either), and `plan`
-and `compare` with `-o json` (cli/plan_fast.py, cli/compare_fast.py).
+"""Plain command lines without typer: `plan` and `compare` with `-o json` (cli/plan_fast.py,
+cli/compare_fast.py).
 
 typer, click and the adapters they build cost about a tenth of a second before any work starts, and
 a small command's work is often less. `main` offers those three commands' lines here first. A line
@@ -9,18 +9,10 @@ help, another option, a misspelt value, `GPUPLAN_CATALOG` set for plan or compar
 kind -- returns None and the full command runs, which gives the same output or the one error
 message the user would see anyway.
 
-A plain `simulate` (no scenario) runs the lean replay (`gpuplan.sim.lean`) and prints the same
-table, markdown or JSON through the same renderers. It calls that engine directly rather than
-through `gpuplan.api`: importing the api's dataclasses would cost more than the replay it serves.
+`simulate` always runs the full command (its one path: `gpuplan.api.simulate`).
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-from typing import Any
-
-from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS
 
 Options = dict[str, tuple[str, tuple[str, ...] | None]]
 """option -> (field, the values it may take; None: any)"""
@@ -86,8 +78,6 @@ def run(command: str, args: list[str]) -> int | None:
     """Run `command ARGS` the lean way when it has one and the line is plain; None: run the full command."""
     import os
 
-    if command == "simulate":
-        return run_simulate(args)
     if "GPUPLAN_CATALOG" in os.environ:  # typer reads it as --catalog: the full command
         return None
     if command == "plan":
@@ -99,86 +89,3 @@ def run(command: str, args: list[str]) -> int | None:
 
         return run_compare(args)
     return None
-
-
-_SIMULATE: Options = {
-    "--reserved": ("reserved", None),
-    "-r": ("reserved", None),
-    "--wait": ("wait", None),
-    "-w": ("wait", None),
-    "--queueing": ("queueing", QUEUEINGS),
-    "--packing": ("packing", PACKINGS),
-    "--gpus-per-node": ("gpus_per_node", None),
-    "--trace-format": ("trace_format", ("auto", "generic", "alibaba-2023", "tiresias")),
-    "--max-wait": ("max_wait", None),
-    "--output": ("output", ("table", "json", "markdown")),
-    "-o": ("output", ("table", "json", "markdown")),
-    "--lang": ("lang", ("en", "zh")),
-}
-
-
-def parse(args: list[str]) -> dict[str, str | list[str]] | None:
-    """The options of a plain `simulate` line, or None when the full parser must read it."""
-    return parse_line(args, _SIMULATE, positional="trace", required=("trace", "reserved"),
-                      repeatable=frozenset({"max_wait"}))
-
-
-def run_simulate(args: list[str]) -> int | None:
-    """Run `simulate ARGS` the lean way and return its exit code, or None to run the full command."""
-    opts = parse(args)
-    if opts is None:
-        return None
-    from gpuplan.errors import GpuplanError
-
-    try:
-        got = _replay(opts)
-    except (GpuplanError, OSError, ValueError):
-        return None  # the full command says what is wrong, in its words
-    if got is None:
-        return None
-    doc, trace = got
-    output, lang = opts.get("output", "table"), str(opts.get("lang", "en"))
-    if output == "json":
-        import json
-
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-        return 0
-    from gpuplan.sim.render import heading, render_markdown, render_table
-
-    meta = heading(trace=str(Path(str(opts["trace"]))), fmt=trace["format"], records=trace["records"],
-                   gpu_hours=trace["gpu_hours"], wait_hours=float(trace["wait_hours"]),
-                   queueing=str(opts.get("queueing", DEFAULT_QUEUEING)), packing=str(opts.get("packing", "gpu")),
-                   gpus_per_node=int(trace["gpus_per_node"]), prices=None)
-    if output == "markdown":
-        sys.stdout.write(render_markdown(meta, doc, lang))
-        return 0
-    from gpuplan.cli.term import console
-
-    out = console()
-    for item in render_table(meta, doc, lang, width=out.width):
-        out.print(item)
-    return 0
-
-
-def _replay(opts: dict[str, str | list[str]]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    from gpuplan.cli.term import simulate_progress
-    from gpuplan.sim.lean import simulate_text
-
-    def one(field: str, default: str) -> str:
-        value = opts.get(field, default)
-        assert isinstance(value, str)
-        return value
-
-    max_wait = opts.get("max_wait")
-    gpn = int(str(opts["gpus_per_node"])) if "gpus_per_node" in opts else 8
-    return simulate_text(
-        one("trace", ""),
-        one("reserved", ""),
-        one("wait", "0"),
-        queueing=one("queueing", DEFAULT_QUEUEING),
-        packing=one("packing", "gpu"),
-        gpus_per_node=gpn,
-        trace_format=one("trace_format", "auto"),
-        max_wait=list(max_wait) if isinstance(max_wait, list) else None,
-        progress=simulate_progress(one("lang", "en")),
-    )
