@@ -36,6 +36,25 @@ def test_json_and_markdown_and_chinese(capsys: pytest.CaptureFixture[str]) -> No
     assert md.startswith("# gpuplan 比较") and "结论" in md
 
 
+@pytest.mark.parametrize("tail", [["-o", "json"], ["--output=json", "--lang", "zh"], ["-o", "json", "--catalog"]])
+def test_json_through_the_one_command_honours_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      tail: list[str]) -> None:
+    """Every compare line runs the one typer command (no second parser that could drop an option):
+    `--explain` adds each option's formula lines to the JSON, and only it does."""
+    if tail[-1] == "--catalog":  # a catalog that adds nothing
+        (tmp_path / "empty.yaml").write_text("offers: []\n", encoding="utf-8")
+        tail = [*tail, str(tmp_path / "empty.yaml")]
+    plain_code, plain = main(["compare", str(SEED), *tail]), json.loads(capsys.readouterr().out)
+    explained_code, explained = main(["compare", str(SEED), *tail, "--explain"]), json.loads(capsys.readouterr().out)
+    assert plain_code == explained_code == 0
+    options = [o for w in explained["workloads"] for o in w["options"]]
+    assert options and all(o["explain"] for o in options)
+    assert all("explain" not in o for w in plain["workloads"] for o in w["options"])
+    for o in options:
+        del o["explain"]
+    assert explained == plain
+
+
 def test_init_writes_a_scenario_that_compares(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "s.yaml"
     assert main(["init", str(target)]) == 0

@@ -1,16 +1,10 @@
-"""The lean `simulate -o json` path (gpuplan.sim.lean, gpuplan.cli.fast) against the numpy path.
-
-The lean path must print exactly what the full command prints -- the same bytes -- or step aside
-(None) so that the full command runs. Its C helpers mirror numpy expressions bit for bit.
+"""The lean replay (gpuplan.sim.lean) against the numpy path: the same document, or None (step
+aside). Its C helpers mirror numpy expressions bit for bit.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import subprocess
-import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +14,6 @@ from hypothesis import strategies as st
 
 from gpuplan import api
 from gpuplan.cli import main
-from gpuplan.cli.fast import parse, run_simulate
 from gpuplan.sim import lean
 from gpuplan.sim.traces import read_trace
 
@@ -164,101 +157,6 @@ def test_steps_aside_for_formats_it_does_not_read(tmp_path: Path) -> None:
     assert lean.simulate_text(helios, "8") is None
 
 
-# ---------------------------------------------------------------- the command line
-
-
-def run_main(args: list[str]) -> tuple[int, str]:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        code = main(args)
-    return code, buf.getvalue()
-
-
-@pytest.mark.parametrize(("args", "ok"), [
-    (["t.csv", "-r", "8", "-o", "json"], True),
-    (["--reserved=0:8:4", "t.csv", "--output=json", "-w", "2h", "--lang", "zh"], True),
-    (["t.csv", "-r", "8", "-o", "json", "--max-wait", "p95=1h", "--max-wait", "max=1d"], True),
-    (["t.csv", "-r", "8"], True),  # the table
-    (["t.csv", "-r", "8", "-o", "markdown", "--lang", "zh"], True),
-    (["t.csv", "-r", "8", "--html", "r.html"], False),
-    (["t.csv", "-r8", "-o", "json"], False),  # click's glued short option: not this parser's
-    (["t.csv", "-r", "8", "-r", "16", "-o", "json"], False),
-    (["t.csv", "-r", "8", "-o", "json", "--scenario", "s.yaml"], False),
-    (["t.csv", "-r", "8", "-o", "json", "--queueing", "lifo"], False),
-    (["t.csv", "u.csv", "-r", "8", "-o", "json"], False),
-    (["--help"], False),
-    (["t.csv", "-o", "json"], False),
-    (["t.csv", "-r", "-o", "json"], False),
-])
-def test_parse_takes_only_plain_lines(args: list[str], ok: bool) -> None:
-    assert (parse(args) is not None) is ok
-
-
-def test_the_command_prints_the_full_commands_bytes(tmp_path: Path) -> None:
-    p = write(tmp_path / "openb.csv", OPENB_ROWS)
-    args = [str(p), "-r", "0:4:2", "-w", "30m", "-o", "json"]
-    code, out = run_main(["simulate", *args])
-    assert code == 0 and run_simulate(args) == 0
-    assert out == full_json(p, "0:4:2", wait="30m")
-
-
-def full_command(args: list[str]) -> str:
-    """What the typer command prints, the lean path bypassed."""
-    from gpuplan.cli import load_app
-
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        load_app(args)(args=args, prog_name="gpuplan", standalone_mode=False)
-    return buf.getvalue()
-
-
-def test_the_heading_is_the_full_commands(tmp_path: Path) -> None:
-    p = write(tmp_path / "openb.csv", OPENB_ROWS)
-    got = lean.simulate_text(p, "4", "90m", packing="node", gpus_per_node=2)
-    full = api.simulate(p, "4", wait="90m", packing="node", gpus_per_node=2)
-    assert got is not None
-    heading = got[1]
-    meta = full.meta()
-    assert (heading["format"], heading["records"], heading["gpu_hours"], heading["wait_hours"],
-            heading["gpus_per_node"]) == (meta["format"], meta["records"], meta["gpu_hours"], full.wait_hours,
-                                          meta["gpus_per_node"])
-
-
-@pytest.mark.parametrize("tail", [
-    [],
-    ["-o", "markdown"],
-    ["--lang", "zh", "--packing", "node", "--gpus-per-node", "2", "-w", "inf"],
-    ["-o", "markdown", "--lang", "zh", "--max-wait", "p95=1h"],
-])
-def test_tables_and_markdown_are_the_full_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    tail: list[str]) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    p = write(tmp_path / "openb.csv", OPENB_ROWS)
-    args = ["simulate", str(p), "-r", "0:4:2", *tail]
-    code, out = run_main(args)
-    assert code == 0 and parse(args[1:]) is not None
-    assert out == full_command(args)
-
-
-def test_bad_input_gets_the_full_commands_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    p = write(tmp_path / "bad.csv", "submit_time,duration,gpus\n1,-5,1\n")
-    assert run_simulate([str(p), "-r", "8", "-o", "json"]) is None
-    assert main(["simulate", str(p), "-r", "8", "-o", "json"]) == 2
-    err = capsys.readouterr().err
-    assert "bad.csv:2: duration: negative duration" in err
-
-
-@pytest.mark.parametrize(("output", "loaded"), [("json", "[]"), ("table", "['rich']")])
-def test_a_plain_replay_loads_neither_numpy_nor_typer(tmp_path: Path, output: str, loaded: str) -> None:
-    p = write(tmp_path / "openb.csv", OPENB_ROWS)
-    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rc = main(['simulate', {str(p)!r}, '-r', '4', '-o', {output!r}])\n"
-            "print(rc, sorted(m for m in ('numpy', 'typer', 'pydantic', 'polars', 'rich') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split(" ", 1) == ["0", loaded + "\n"]
-
-
 # ---------------------------------------------------------------- the C reader
 
 _number = st.one_of(
@@ -302,14 +200,3 @@ def test_past_the_row_limit_it_allocates_nothing_and_the_full_command_says_so(
     assert lean.simulate_text(p, "8") is None
     assert main(["simulate", str(p), "-r", "8", "-o", "json"]) == 2
     assert "more than 4 rows" in capsys.readouterr().err
-
-
-def test_plan_and_compare_step_aside_when_the_catalog_comes_from_the_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuplan.cli.fast import run
-
-    example = str(Path(__file__).resolve().parents[2] / "examples" / "seed-910b.yaml")
-    monkeypatch.setenv("GPUPLAN_CATALOG", "/nonexistent/catalog.yaml")
-    for command in ("plan", "compare"):
-        assert run(command, [example, "-o", "json"]) is None
-    assert run("export", [example]) is None  # no lean path at all
