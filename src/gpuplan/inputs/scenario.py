@@ -37,7 +37,7 @@ from gpuplan.inputs.scenario_types import (
 )
 from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
-from gpuplan.inputs.yaml_data import construct as construct  # where its tests found it
+from gpuplan.lazy import yaml_safe_loader
 
 HINTS = {
     "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
@@ -105,15 +105,9 @@ def _path_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _safe_loader() -> Any:
-    from gpuplan.inputs.yaml_data import safe_loader
-
-    return safe_loader()
-
-
 def _compose(text: str) -> tuple[Any, Any]:
     """Parse once: the plain data (safe constructors) and the node tree that carries line marks."""
-    loader = _safe_loader()(text)
+    loader = yaml_safe_loader()(text)
     try:
         node = loader.get_single_node()
         # Aliases can make a small file expand to billions of values ("billion laughs"): refuse
@@ -121,7 +115,7 @@ def _compose(text: str) -> tuple[Any, Any]:
         n = expanded_size(node)
         if n > MAX_EXPANDED_VALUES:
             raise _TooBig(n)
-        data = construct(loader, node) if node is not None else None
+        data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
     return data, node

@@ -81,10 +81,10 @@ class Catalog(BaseModel):
 def _read_yaml(path: Path | None, text: str, name: str) -> Any:
     import yaml
 
-    from gpuplan.inputs.yaml_data import load
+    from gpuplan.lazy import yaml_load
 
     try:
-        return load(text)  # libyaml's safe loader, plain documents built lean (every command reads it)
+        return yaml_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CatalogError(
