@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -52,12 +51,11 @@ def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, 
 
         write_report("compare", result, html, lang_code)
     if output == OutputFormat.json:  # the document's data as compare_json gives it, not validated again,
-        # written a workload at a time (write_json's text: the same bytes, never the whole document in memory)
-        from gpuplan.render.json_text import write_indented
+        # written a workload at a time (write_json's text, never the whole document in memory)
+        from gpuplan.render.json_out import write_stream
 
         head, workloads = result.document_stream(lang_code, explain=explain)
-        write_indented(head, "workloads", workloads, sys.stdout.write)
-        sys.stdout.write("\n")
+        write_stream(head, "workloads", workloads)
         return
     from gpuplan.render.compare import compare_markdown, compare_table
 
