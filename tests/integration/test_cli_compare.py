@@ -109,3 +109,37 @@ def test_measured_needs_offer(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     probe.write_text("{not json")
     assert main(["compare", str(SEED), "--measured", str(probe)]) == 2
     assert "p.json" in capsys.readouterr().err
+
+
+def _many(n: int) -> str:
+    lines = ["version: 1", "currency: USD", "offers:",
+             "  - {id: bm, gpu: l4, mode: bare-metal, price: {amount: 1.5, per: gpu-hour}, min_term: 30d}",
+             "  - {id: ct, gpu: l4, mode: container, price: {amount: 3.0, per: gpu-hour}}", "workloads:"]
+    lines += [f"  - {{id: job-{i}, kind: training, gpu: l4, gpus: {1 + i % 8}, hours_per_day: {1 + i % 24}, "
+              f"duration: 30d}}" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def test_past_the_limit_a_summary_first_and_details_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.render.compare import DETAILS_AT_MOST
+
+    monkeypatch.setenv("COLUMNS", "100")
+    path = tmp_path / "many.yaml"
+    n = DETAILS_AT_MOST + 1
+    path.write_text(_many(n), encoding="utf-8")
+    assert main(["compare", str(path), "-o", "json"]) == 0
+    verdicts = {w["id"]: w["recommendation"]["offer"] for w in json.loads(capsys.readouterr().out)["workloads"]}
+    assert main(["compare", str(path)]) == 0
+    summary = capsys.readouterr().out
+    rows = [line.split("│")[1:4] for line in summary.splitlines() if line.startswith("│")]
+    assert {r[0].strip(): r[2].strip() for r in rows} == verdicts  # one row a workload, its verdict
+    assert "add --details" in " ".join(summary.split()) and "Break-even:" not in summary
+    assert main(["compare", str(path), "--details"]) == 0
+    details = capsys.readouterr().out
+    assert details.startswith(summary.split("add --details")[0].rsplit("\n", 1)[0])  # the same summary first
+    assert details.count("Break-even:") == n and "each workload's options, reasons and warnings follow" in details
+    path.write_text(_many(DETAILS_AT_MOST), encoding="utf-8")
+    assert main(["compare", str(path)]) == 0
+    few = capsys.readouterr().out
+    assert few.count("Break-even:") == DETAILS_AT_MOST and "--details" not in few

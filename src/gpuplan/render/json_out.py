@@ -74,5 +74,5 @@ def _stdout() -> Callable[[bytes], Any]:
     sys.stdout.flush()  # text written before through sys.stdout keeps its place
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is not None:
-        return buffer.write  # type: ignore[no-any-return]
+        return buffer.write
     return lambda b: sys.stdout.write(b.decode("utf-8"))  # a text-only stdout (tests' StringIO)
