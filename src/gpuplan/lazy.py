@@ -54,6 +54,7 @@ def _one_blas_thread() -> None:
 
 
 if TYPE_CHECKING:
+    import jinja2
     import numpy as np
     import orjson
     import polars as pl
@@ -63,6 +64,7 @@ else:
     pl = LazyModule("polars")
     yaml = LazyModule("yaml")
     orjson = LazyModule("orjson")
+    jinja2 = LazyModule("jinja2")
 
 
 def yaml_safe_loader() -> Any:
@@ -77,4 +79,4 @@ def yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=yaml_safe_loader())  # noqa: S506 - a safe loader
 
 
-__all__ = ["LazyModule", "np", "orjson", "pl", "yaml", "yaml_load", "yaml_safe_loader"]
+__all__ = ["LazyModule", "jinja2", "np", "orjson", "pl", "yaml", "yaml_load", "yaml_safe_loader"]

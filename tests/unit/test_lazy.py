@@ -15,7 +15,7 @@ def run(code: str) -> str:
 
 
 def test_importing_the_place_imports_none_of_them() -> None:
-    out = run("import sys, gpuplan.lazy as l; l.np, l.pl, l.yaml, l.orjson; "
+    out = run("import sys, gpuplan.lazy as l; l.np, l.pl, l.yaml, l.orjson, l.jinja2; "
               "print(sorted(m for m in ('numpy', 'polars', 'yaml', 'orjson') if m in sys.modules))")
     assert out == "[]"
 
@@ -45,3 +45,19 @@ def test_a_missing_module_raises_on_use_not_on_import() -> None:
     missing = LazyModule("gpuplan_no_such_module")
     with pytest.raises(ModuleNotFoundError):
         missing.anything  # noqa: B018
+
+
+@pytest.mark.parametrize(("args", "absent"), [
+    (["compare", "examples/seed-910b.yaml", "-o", "json"], ("numpy", "polars", "scipy", "rich", "jinja2", "numba")),
+    (["compare", "examples/seed-910b.yaml"], ("numpy", "polars", "scipy", "jinja2", "numba")),
+    (["plan", "examples/seed-hybrid.yaml", "-o", "json"], ("polars", "scipy", "rich", "jinja2", "numba")),
+])
+def test_a_command_imports_only_what_it_runs(args: list[str], absent: tuple[str, ...]) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main({[a if not a.startswith('examples/') else str(root / a) for a in args]!r})\n"
+            f"print(rc, sorted(m for m in {absent!r} if m in sys.modules))")
+    assert run(code) == "0 []"

@@ -37,7 +37,7 @@ from gpuplan.inputs.scenario_types import (
 )
 from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
-from gpuplan.lazy import yaml_safe_loader
+from gpuplan.lazy import yaml, yaml_safe_loader
 
 HINTS = {
     "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
@@ -132,8 +132,6 @@ MAX_EXPANDED_VALUES = 200_000
 
 def expanded_size(root: Any) -> int:
     """How many values the document holds once aliases are expanded (memoised per node, so cheap)."""
-    import yaml
-
     memo: dict[int, int] = {}
 
     def size(node: Any) -> int:
@@ -154,8 +152,6 @@ def _line_index(root: Any) -> dict[tuple[Any, ...], int]:
 
     A node reached again through an alias is not walked again: its lines are those of the anchor.
     """
-    import yaml
-
     lines: dict[tuple[Any, ...], int] = {}
     seen: set[int] = set()
 
@@ -252,8 +248,6 @@ def read_scenario_data(path: str | Path) -> tuple[dict[str, Any], _Locator]:
 
 
 def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
-    import yaml
-
     try:
         data, root = _compose(text)
     except _TooBig as exc:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from gpuplan.errors import CatalogError
 from gpuplan.inputs.gpu_names import GpuNameError, NameIndex, Resolved
+from gpuplan.lazy import yaml, yaml_load
 
 # GPU-GPU link of a node: NVLink, Huawei HCCS, AMD Infinity Fabric (xGMI), Gaudi's on-chip RoCE ports
 Interconnect = Literal["nvlink", "hccs", "infinity-fabric", "roce", "pcie", "none"]
@@ -79,10 +80,6 @@ class Catalog(BaseModel):
 
 
 def _read_yaml(path: Path | None, text: str, name: str) -> Any:
-    import yaml
-
-    from gpuplan.lazy import yaml_load
-
     try:
         return yaml_load(text)
     except yaml.YAMLError as exc:
