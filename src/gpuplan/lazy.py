@@ -47,10 +47,13 @@ class LazyModule(types.ModuleType):
         return dir(self._lazy_import())
 
 
-def _one_blas_thread() -> None:
+def one_blas_thread() -> None:
     """gpuplan does no dense linear algebra: OpenBLAS need not start a thread per core when numpy
-    loads (about 0.05 s of a small command's process on 2 cores). A value the user set is kept."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    loads (about 0.05 s of a small command's process on 2 cores). A value the user set is kept;
+    once numpy is loaded the setting could not act, and is not made. The CLI calls this first
+    thing; the `np` stand-in before it imports numpy."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 if TYPE_CHECKING:
@@ -60,7 +63,7 @@ if TYPE_CHECKING:
     import polars as pl
     import yaml
 else:
-    np = LazyModule("numpy", before=_one_blas_thread)
+    np = LazyModule("numpy", before=one_blas_thread)
     pl = LazyModule("polars")
     yaml = LazyModule("yaml")
     orjson = LazyModule("orjson")
@@ -79,4 +82,4 @@ def yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=yaml_safe_loader())  # noqa: S506 - a safe loader
 
 
-__all__ = ["LazyModule", "jinja2", "np", "orjson", "pl", "yaml", "yaml_load", "yaml_safe_loader"]
+__all__ = ["LazyModule", "jinja2", "one_blas_thread", "np", "orjson", "pl", "yaml", "yaml_load", "yaml_safe_loader"]

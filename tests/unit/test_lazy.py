@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -11,7 +12,9 @@ from gpuplan.lazy import LazyModule, yaml_load
 
 
 def run(code: str) -> str:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}  # as a user who did not set it
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=env).stdout.strip()
 
 
 def test_importing_the_place_imports_none_of_them() -> None:
@@ -61,3 +64,11 @@ def test_a_command_imports_only_what_it_runs(args: list[str], absent: tuple[str,
             f"    rc = main({[a if not a.startswith('examples/') else str(root / a) for a in args]!r})\n"
             f"print(rc, sorted(m for m in {absent!r} if m in sys.modules))")
     assert run(code) == "0 []"
+
+
+def test_every_command_starts_numpy_with_one_blas_thread() -> None:
+    code = ("import os, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['--version'])\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    assert run(code) == "1"

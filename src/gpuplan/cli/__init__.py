@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     if debug:
         args.remove("--debug")
     from gpuplan.errors import GpuplanError
+    from gpuplan.lazy import one_blas_thread
 
+    one_blas_thread()
     try:
         load_app(args)(args=args, prog_name="gpuplan", standalone_mode=True)
     except SystemExit as exc:  # click exits through SystemExit in standalone mode
