@@ -42,7 +42,7 @@ from gpuplan.inputs.scenario_types import (
 )
 from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
-from gpuplan.inputs.yaml_data import construct as construct  # where its tests found it
+from gpuplan.lazy import yaml, yaml_safe_loader
 
 HINTS = {
     "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
@@ -110,15 +110,9 @@ def _path_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _safe_loader() -> Any:
-    from gpuplan.inputs.yaml_data import safe_loader
-
-    return safe_loader()
-
-
 def _compose(text: str) -> tuple[Any, Any]:
     """Parse once: the plain data (safe constructors) and the node tree that carries line marks."""
-    loader = _safe_loader()(text)
+    loader = yaml_safe_loader()(text)
     try:
         node = loader.get_single_node()
         # Aliases can make a small file expand to billions of values ("billion laughs"): refuse
@@ -126,7 +120,7 @@ def _compose(text: str) -> tuple[Any, Any]:
         n = expanded_size(node)
         if n > MAX_EXPANDED_VALUES:
             raise _TooBig(n)
-        data = construct(loader, node) if node is not None else None
+        data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
     return data, node
@@ -143,8 +137,6 @@ MAX_EXPANDED_VALUES = 200_000
 
 def expanded_size(root: Any) -> int:
     """How many values the document holds once aliases are expanded (memoised per node, so cheap)."""
-    import yaml
-
     memo: dict[int, int] = {}
 
     def size(node: Any) -> int:
@@ -165,8 +157,6 @@ def _line_index(root: Any) -> dict[tuple[Any, ...], int]:
 
     A node reached again through an alias is not walked again: its lines are those of the anchor.
     """
-    import yaml
-
     lines: dict[tuple[Any, ...], int] = {}
     seen: set[int] = set()
 
@@ -263,8 +253,6 @@ def read_scenario_data(path: str | Path) -> tuple[dict[str, Any], _Locator]:
 
 
 def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
-    import yaml
-
     try:
         data, root = _compose(text)
     except _TooBig as exc:
