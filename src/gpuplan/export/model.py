@@ -8,7 +8,6 @@ what was expected and a hint.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import types
@@ -337,10 +336,7 @@ def load_plan(path: str | Path, catalog: str | Path | None = None) -> Plan:
 
         data = plan_scenario(str(path), catalog=str(catalog) if catalog else None)
         return parse_plan(data, str(path))
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ExportError(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, hint=_HINT) from exc
-    except UnicodeDecodeError as exc:
-        raise ExportError("not UTF-8 text", file=str(path), hint=_HINT) from exc
+    from gpuplan.limits import load_json
+
+    data = load_json(p, file=str(path), hint=_HINT, error=ExportError)
     return parse_plan(data, str(path))

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpuplan.inputs.units import UnitError, parse_duration, per_gpu_hour
+from gpuplan.limits import MAX_HORIZON_MONTHS
 
 _MONTHS = re.compile(r"^\s*(\d+)\s*(mo|month|months)\s*$")
 DEFAULT_HORIZON_MONTHS = 12
@@ -103,6 +104,9 @@ def months_of(value: str, days_per_month: float) -> int:
             raise UnitError(f"expected whole months (1mo, 6mo, 12mo or {days_per_month:g}d steps), got {value!r}")
     if n < 1:
         raise UnitError(f"a length of at least one month is needed, got {value!r}")
+    if n > MAX_HORIZON_MONTHS:
+        raise UnitError(f"{value}: {n:,} months is over the limit of {MAX_HORIZON_MONTHS} months "
+                        "(docs/limits.md)")
     return n
 
 

@@ -9,7 +9,6 @@ same `add_series` so both paths give the same answer.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,14 +75,9 @@ def parse_payload(payload: Any, where: str, metric: str | None = None) -> list[S
 
 def read_promfile(path: Path, collector: Collector) -> None:
     path = Path(path)
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TelemetryError(
-            f"not valid JSON: {exc}", file=path, hint="expected a Prometheus query_range response"
-        ) from None
+    from gpuplan.limits import load_json
+
+    payload = load_json(path, hint="expected a Prometheus query_range response", error=TelemetryError)
     add_series(parse_payload(payload, str(path)), collector, source=str(path))
 
 
