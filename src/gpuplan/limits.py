@@ -126,13 +126,13 @@ def over(value: float, limit: int, *, what: str, unit: str, field: str | None, f
 
 # --- names --------------------------------------------------------------------------------------------
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def name_problem(value: str) -> str | None:
     """Why `value` cannot be an id or a name, or None when it can: longer than `MAX_NAME_CHARS`
     characters, or holding a control character (named by its code point)."""
-    m = _CONTROL.search(value)
+    m = CONTROL_CHARACTERS.search(value)
     if m is not None:
         return (f"contains the control character U+{ord(m.group()):04X} at position {m.start() + 1}; "
                 "names are one line of printable text")

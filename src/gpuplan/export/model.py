@@ -238,6 +238,20 @@ def _container_gpu_hours(raw: Any, assignments: Any) -> float:
     return float(above)
 
 
+def _check_names(contract: Any, fail: Any) -> None:
+    """Ids and names at the edge (gpuplan.limits.name_problem): one line of at most 128 characters."""
+    from gpuplan.limits import name_problem
+
+    fields = [(f"pools[{i}].{k}", getattr(p, k)) for i, p in enumerate(contract.pools)
+              for k in ("gpu", "vendor", "offer_bare_metal", "offer_container")]
+    fields += [(f"assignments[{i}].{k}", getattr(a, k)) for i, a in enumerate(contract.assignments)
+               for k in ("workload", "gpu")]
+    for path, value in fields:
+        problem = name_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise fail(path, f"{_short(value)!r} {problem}")
+
+
 def parse_plan(data: Any, source: str = "<plan>") -> Plan:
     """Check the plan JSON (already decoded) against `gpuplan.plan/1` and convert it into a `Plan`."""
     from pydantic import ValidationError
@@ -257,6 +271,7 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
 
     if not contract.pools:
         raise fail("pools", "is empty; the plan sizes no pool, so there is nothing to export")
+    _check_names(contract, fail)
     pools: list[Pool] = []
     for i, raw in enumerate(contract.pools):
         path = f"pools[{i}]"
