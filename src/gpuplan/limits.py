@@ -43,6 +43,7 @@ MAX_POOL_SIZES = 1_000
 MAX_RESERVED_GPUS = 1_000_000
 MAX_JSON_DEPTH = 64
 MAX_NAME_CHARS = 128
+MAX_NOTE_CHARS = 1_000
 MAX_WEB_COMMIT_PATHS = 20_000
 MAX_WEB_QUOTE_ROWS = 100_000
 
@@ -93,6 +94,8 @@ TABLE: tuple[Limit, ...] = (
           "every id and name: workloads, offers, providers, sites, quote fields",
           "names become Slurm partition names, YAML scalars and file names (255 bytes at most on most "
           "file systems); control characters are refused at any length."),
+    Limit("MAX_NOTE_CHARS", MAX_NOTE_CHARS, "characters", "a quote's `note`",
+          "free text kept with each quote and printed in `quotes list`; one line (no control characters)."),
     Limit("MAX_WEB_COMMIT_PATHS", MAX_WEB_COMMIT_PATHS, "paths", "`paths` of a commit request",
           "a request must finish within the server's heavy timeout; the command line takes up to 1,000,000.",
           scope="web"),

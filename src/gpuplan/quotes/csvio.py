@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.units import PRICE_PERIODS, per_gpu_hour
+from gpuplan.limits import CONTROL_CHARACTERS, MAX_NOTE_CHARS, name_problem
 from gpuplan.quotes import CSV_COLUMNS, MODES, Quote
 
 _TERM = re.compile(r"^\s*(\d+)\s*(mo|month|months)?\s*$")
@@ -32,6 +33,17 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: s
         raise bad("provider", "a quote needs a provider", "who quoted it, e.g. example-cloud.")
     if not gpu.strip():
         raise bad("gpu", "a quote needs a GPU", "a GPU id such as ascend-910b (`gpuplan catalog gpus`).")
+    for key, value in (("provider", provider), ("gpu", gpu)):
+        problem = name_problem(value.strip())
+        if problem is not None:
+            raise bad(key, f"{value[:40]!r} {problem}", "ids and names are one line of at most 128 characters.")
+    note = note or ""
+    note_hint = f"a note is one line of at most {MAX_NOTE_CHARS:,} characters."
+    if len(note) > MAX_NOTE_CHARS:
+        raise bad("note", f"the note is {len(note):,} characters long", note_hint)
+    control = CONTROL_CHARACTERS.search(note)
+    if control is not None:
+        raise bad("note", f"the note contains the control character U+{ord(control.group()):04X}", note_hint)
     if mode not in MODES:
         raise bad("mode", f"expected bare-metal or container, got {mode!r}", "mode is bare-metal or container.")
     term_months: int | None = None
@@ -55,7 +67,7 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: s
     except (AttributeError, ValueError):
         raise bad("date", f"expected a date YYYY-MM-DD, got {when!r}", "the day the quote was given.") from None
     pgh = per_gpu_hour(amount, per, gpus_per_node=gpus_per_node, days_per_month=DAYS_PER_MONTH)
-    return Quote(provider.strip(), gpu.strip(), mode, term_months, amount, per, pgh, currency, day, note or "",
+    return Quote(provider.strip(), gpu.strip(), mode, term_months, amount, per, pgh, currency, day, note,
                  gpus_per_node)
 
 
@@ -115,7 +127,14 @@ def read_quotes_catalog(path: str | Path) -> list[Quote]:
         price = o.get("price") or {}
         amount = price.get("amount") if isinstance(price, dict) else None
         if isinstance(amount, list) and len(amount) == 2:
-            amount = (float(amount[0]) + float(amount[1])) / 2
+            try:
+                amount = (float(amount[0]) + float(amount[1])) / 2
+            except (TypeError, ValueError):
+                amount = repr(amount)  # make_quote names it
+        gpn = o.get("gpus_per_node", 8)
+        if not isinstance(gpn, int) or isinstance(gpn, bool) or not 1 <= gpn <= 64:
+            raise GpuplanError(f"gpus_per_node: expected a whole number from 1 to 64, got {gpn!r}", file=str(p),
+                               field=f"{where}gpus_per_node", hint="cards per server, e.g. 8.")
         mode = str(o.get("mode", ""))
         as_of = str(o.get("as_of", ""))
         day = as_of[:10] if len(as_of) >= 10 else (f"{as_of[:7]}-01" if re.fullmatch(r"\d{4}-\d{2}", as_of) else as_of)
@@ -125,5 +144,5 @@ def read_quotes_catalog(path: str | Path) -> list[Quote]:
         out.append(make_quote(
             provider=provider, gpu=str(o.get("gpu", "")), mode="container" if mode == "vm" else mode, term=None,
             price=amount if amount is not None else "", per=per, currency=str(o.get("currency", "")), when=day,
-            note=note, gpus_per_node=int(o.get("gpus_per_node", 8)), where=where, file=str(p)))
+            note=note, gpus_per_node=gpn, where=where, file=str(p)))
     return out
