@@ -43,6 +43,8 @@ MAX_POOL_SIZES = 1_000
 MAX_RESERVED_GPUS = 1_000_000
 MAX_JSON_DEPTH = 64
 MAX_NAME_CHARS = 128
+MAX_QUANTITY = 10**12
+MAX_DRIFT = 10
 MAX_NOTE_CHARS = 1_000
 MAX_WEB_COMMIT_PATHS = 20_000
 MAX_WEB_QUOTE_ROWS = 100_000
@@ -68,6 +70,13 @@ TABLE: tuple[Limit, ...] = (
           "for 72 million hours (6.5 GB)."),
     Limit("MAX_HORIZON_MONTHS", MAX_HORIZON_MONTHS, "months (10 years)", "`market.horizon`, lease term lengths",
           "commit simulates each month of the horizon on every path."),
+    Limit("MAX_QUANTITY", MAX_QUANTITY, "in the number's own unit",
+          "every other number of a scenario: prices, costs, GB, Gbit/s, seconds, rates (`.inf` is refused)",
+          "money sums over 10 years, 100,000 GPUs and 10,000 workloads stay finite; a price of 1e308 made "
+          "commit fail (inf in the solver) and printed inf."),
+    Limit("MAX_DRIFT", MAX_DRIFT, "times the price or demand (+1000%) per period",
+          "`market` price drifts and demand growth",
+          "commit compounds them over the horizon; 10x a month for 120 months is still a finite number."),
     Limit("MAX_WORKLOADS", MAX_WORKLOADS, "workloads", "`workloads` of one scenario",
           "every command is linear or worse in workloads; 200,000 ran past 20 s in each."),
     Limit("MAX_OFFERS", MAX_OFFERS, "offers", "`offers` of one scenario",

@@ -179,3 +179,29 @@ def test_philly_json_nested_too_deep_is_refused(capsys: pytest.CaptureFixture[st
     t.write_bytes(b"[" * 100_000 + b"]" * 100_000)
     rc, err, _ = run(capsys, "simulate", str(t), "-r", "4", "--trace-format", "philly")
     assert rc == 2 and "cluster_job_log" in err and "levels" in err, err
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("amount: 2000,", "amount: [2000, 1e308],", "offers[0].price.amount[1]"),  # before: commit exit 1 (inf in linprog)
+    ("amount: 3,", "amount: .inf,", "offers[1].price.amount"),
+    ("min_term: 30d", "min_term: 30d\n    network_gbps: .inf", "offers[0].network_gbps"),
+])
+@pytest.mark.parametrize("command", ["compare", "commit"])
+def test_numbers_past_the_quantity_limit_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, old: str,
+                                                     new: str, field: str, command: str) -> None:
+    p = scenario(tmp_path)
+    p.write_text(p.read_text().replace(old, new, 1))
+    rc, err, _ = run(capsys, command, str(p))
+    assert rc == 2 and field in err and "less than or equal to 1000000000000" in err, err
+
+
+def test_team_costs_and_fx_rates_are_bounded(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rc, err, _ = run(capsys, "commit", str(scenario(tmp_path, extra="team: {engineer_hour_cost: .inf}\n")))
+    assert rc == 2 and "team.engineer_hour_cost" in err, err
+    rc, err, _ = run(capsys, "compare", str(scenario(tmp_path, extra="fx: {CNY: 1e300}\n")))
+    assert rc == 2 and "fx.CNY" in err and "1e12" in err, err
+
+
+def test_a_drift_past_the_limit_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rc, err, _ = run(capsys, "commit", str(scenario(tmp_path, extra="market: {demand_growth: [0, 1e300]}\n")))
+    assert rc == 2 and "market.demand_growth" in err and "1000%" in err, err

@@ -221,10 +221,21 @@ _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _UNION_TAGS = {"float", "int", "str", "list", "tuple", "bool", "dict"}
 
 
+def _plain_loc(err: Any) -> tuple[Any, ...]:
+    """The location without pydantic's union-branch tags (e.g. 'float', 'tuple[...]')."""
+    return tuple(p for p in err["loc"] if isinstance(p, int) or (p not in _UNION_TAGS and _FIELD.match(p)))
+
+
 def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
-    err = exc.errors()[0]
-    # Drop pydantic's union-branch tags (e.g. 'float', 'tuple[...]') from the location.
-    loc = tuple(p for p in err["loc"] if isinstance(p, int) or (p not in _UNION_TAGS and _FIELD.match(p)))
+    errors = exc.errors()
+    err = errors[0]
+    loc = _plain_loc(err)
+    # A union (a number or [low, high]) fails in each branch: `[180, 1e308]` is no number, and its item 1
+    # is over the limit; the deeper error of the same field says what is wrong.
+    deeper = [e for e in errors[1:] if len(_plain_loc(e)) > len(loc) and _plain_loc(e)[:len(loc)] == loc]
+    if deeper and err["type"] in ("float_type", "int_type", "float_parsing", "int_parsing", "string_type"):
+        err = deeper[0]
+        loc = _plain_loc(err)
     kind = err["type"]
     given = err.get("input")
     if kind == "extra_forbidden":

@@ -33,7 +33,9 @@ MAX_WORKLOADS = limits.MAX_WORKLOADS
 Name = Annotated[str, Field(min_length=1), AfterValidator(limits.check_name)]
 Text = Annotated[str, AfterValidator(limits.check_name)]
 
-NonNeg = Annotated[float, Field(ge=0)]
+# Every other number is at most limits.MAX_QUANTITY in its unit (also refuses .inf): sums stay finite.
+NonNeg = Annotated[float, Field(ge=0, le=limits.MAX_QUANTITY)]
+Positive = Annotated[float, Field(gt=0, le=limits.MAX_QUANTITY)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
 
 
@@ -90,7 +92,7 @@ class OverheadIn(_Strict):
 
 
 class NetworkIn(_Strict):
-    gbps: Annotated[float, Field(gt=0)] | None = None
+    gbps: Positive | None = None
     rdma: Rdma | None = None
     nic: Nic | None = None
 
@@ -98,8 +100,8 @@ class NetworkIn(_Strict):
 class StepIn(_Strict):
     """One training step from first principles (communication from the all-reduce cost)."""
 
-    compute_s: Annotated[float, Field(gt=0)]
-    gradient_gb: Annotated[float, Field(ge=0)]
+    compute_s: Positive
+    gradient_gb: NonNeg
     overlap: Annotated[float, Field(ge=0, le=1)] = 0.0
 
 
@@ -119,7 +121,7 @@ class LinkIn(_Strict):
 
     from_: Name = Field(alias="from")
     to: Name
-    gbps: Annotated[float, Field(gt=0)]
+    gbps: Positive
     cost_per_gb: NonNeg = 0.0
     latency_ms: NonNeg | None = None
     one_way: bool = False
@@ -142,7 +144,7 @@ class OfferIn(_Strict):
     lease_unit: Literal["gpu", "node"] | None = None
     gpus_per_node: Annotated[int, Field(ge=1, le=64)] | None = None
     min_term: str | None = None
-    network_gbps: Annotated[float, Field(gt=0)] | None = None
+    network_gbps: Positive | None = None
     interconnect: InterconnectKind | None = None
     rdma: Rdma | None = None
     network: NetworkIn | None = None
@@ -171,8 +173,8 @@ class WorkloadIn(_Strict):
     communication: Fraction | None = None
     step: StepIn | None = None
     data_wait: Fraction | None = None
-    memory_gb: Annotated[float, Field(gt=0)] | None = None
-    speed: dict[str, Annotated[float, Field(gt=0)]] | None = None
+    memory_gb: Positive | None = None
+    speed: dict[str, Positive] | None = None
     data: DataIn | None = None
     checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
