@@ -43,6 +43,7 @@ MAX_POOL_SIZES = 1_000
 MAX_RESERVED_GPUS = 1_000_000
 MAX_JSON_DEPTH = 64
 MAX_NAME_CHARS = 128
+MAX_YAML_VALUES = 1_000_000
 MAX_QUANTITY = 10**12
 MAX_DRIFT = 10
 MAX_NOTE_CHARS = 1_000
@@ -96,6 +97,10 @@ TABLE: tuple[Limit, ...] = (
           "each level is one replay of the whole trace."),
     Limit("MAX_RESERVED_GPUS", MAX_RESERVED_GPUS, "GPUs", "one pool size R of a sweep",
           "ten times the largest workload a scenario may hold."),
+    Limit("MAX_YAML_VALUES", MAX_YAML_VALUES, "values (keys, scalars, lists, mappings)",
+          "a scenario once its YAML aliases are expanded",
+          "10,000 workloads of 20 fields are ~410,000; an alias bomb of 10^9 values is refused before it "
+          "expands."),
     Limit("MAX_JSON_DEPTH", MAX_JSON_DEPTH, "levels of nesting",
           "every JSON file read: plan JSON, probe JSON, Prometheus JSON, Philly trace",
           "no valid input nests past 8; 200,000 levels raised RecursionError."),

@@ -205,3 +205,16 @@ def test_team_costs_and_fx_rates_are_bounded(capsys: pytest.CaptureFixture[str],
 def test_a_drift_past_the_limit_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     rc, err, _ = run(capsys, "commit", str(scenario(tmp_path, extra="market: {demand_growth: [0, 1e300]}\n")))
     assert rc == 2 and "market.demand_growth" in err and "1000%" in err, err
+
+
+def test_a_big_scenario_without_aliases_is_not_called_an_alias_bomb(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: 10,000 workloads of 10 fields (210,055 values) were refused as 'the YAML aliases expand to'
+    from gpuplan import limits
+    from gpuplan.inputs import scenario as reader
+
+    assert limits.MAX_YAML_VALUES >= MAX_WORKLOADS * 41  # 10,000 workloads of 20 fields fit
+    monkeypatch.setattr(reader, "MAX_EXPANDED_VALUES", 40)
+    rc, err, _ = run(capsys, "compare", str(_many(tmp_path, 3)))
+    assert rc == 2 and "YAML values is over the limit of 40 YAML values" in err and "aliases" not in err, err

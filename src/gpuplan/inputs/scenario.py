@@ -121,7 +121,7 @@ def _compose(text: str) -> tuple[Any, Any]:
         # before anything walks the expanded tree.
         n = expanded_size(node)
         if n > MAX_EXPANDED_VALUES:
-            raise _TooBig(n)
+            raise _TooBig(n, distinct_size(node))
         data = construct(loader, node) if node is not None else None
     finally:
         loader.dispose()
@@ -129,12 +129,31 @@ def _compose(text: str) -> tuple[Any, Any]:
 
 
 class _TooBig(Exception):
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, distinct: int) -> None:
         super().__init__(n)
         self.n = n
+        self.aliased = n > distinct
 
 
-MAX_EXPANDED_VALUES = 200_000
+MAX_EXPANDED_VALUES = limits.MAX_YAML_VALUES
+
+
+def distinct_size(root: Any) -> int:
+    """How many values the document's text holds (each aliased node once)."""
+    import yaml
+
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [x for kv in node.value for x in kv]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return len(seen)
 
 
 def expanded_size(root: Any) -> int:
@@ -323,6 +342,9 @@ def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]
     try:
         data, root = _compose(text)
     except _TooBig as exc:
+        if not exc.aliased:
+            raise limits.over(exc.n, MAX_EXPANDED_VALUES, what="", unit="YAML values", field=None, file=name,
+                              line=1, error=ScenarioError, hint="split the scenario.") from None
         raise ScenarioError(
             f"the YAML aliases expand to {exc.n:,} values (at most {MAX_EXPANDED_VALUES:,} are read)",
             file=name, line=1, hint="use fewer nested anchors and aliases (&name / *name).") from None
