@@ -92,6 +92,9 @@ HINTS = {
     "bare_metal_price_drift": "a drift is per year, a number or [low, high], each above -1 (e.g. [-0.25, 0.0]).",
     "demand_growth": "demand growth is per month, a number or [low, high], each above -1 (e.g. [0.0, 0.08]).",
     "horizon": "the horizon is whole months, e.g. 12mo.",
+    "id": "an id is one line of printable text of at most 128 characters, e.g. train-llm or bm-910b.",
+    "provider": "a provider is one line of printable text of at most 128 characters.",
+    "site": "a site id from `sites:`, one line of at most 128 characters.",
 }
 GENERIC_HINT = "see the scenario format in the README; `gpuplan init` writes a commented starter."
 
