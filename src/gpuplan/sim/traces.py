@@ -24,7 +24,6 @@ Written times (philly, helios) are UTC unless they carry an offset; the machine'
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -294,7 +293,17 @@ def _build(
     """Apply the skip masks in order (each record counted once, under the first reason that holds).
 
     `in_place`: the three float64 arrays are the reader's own and used nowhere else, so the kept
-    records are moved to their front instead of copied (at millions of jobs, a third less memory)."""
+    records are moved to their front instead of copied (at millions of jobs, a third less memory).
+
+    An infinite time, duration or GPU count (`inf`, `1e999`) is refused, not skipped: it is no missing
+    value but a number no job has, and a replay or a demand curve over it would never end."""
+    for name, arr in (("submit time", submit), ("duration", duration), ("GPU count", gpus)):
+        inf = np.isinf(arr)
+        if inf.any():
+            i = int(np.argmax(inf))
+            raise TraceError(f"job {i + 1:,} has an infinite {name} ({arr[i]})", file=p,
+                             field=f"[{i}]" if fmt == "philly" else None,
+                             hint="times, durations and GPU counts are finite numbers; an unknown one is left empty.")
     keep = np.ones(submit.shape[0], dtype=bool)
     skipped: dict[str, int] = {}
     for reason, mask in reasons:
@@ -652,15 +661,9 @@ def _read_philly(p: Path) -> Trace:
     """Philly cluster_job_log: submit = submitted_time; run time = the sum over attempts of
     end - start (attempts without both times are left out); GPUs = the GPUs of the last attempt."""
     first_line(p)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise TraceError(
-            f"not valid JSON: {exc.msg}",
-            file=p,
-            line=exc.lineno,
-            hint="the Philly trace is a JSON list of jobs (cluster_job_log).",
-        ) from exc
+    from gpuplan.limits import load_json
+
+    data = load_json(p, hint="the Philly trace is a JSON list of jobs (cluster_job_log).", error=TraceError)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
