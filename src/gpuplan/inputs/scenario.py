@@ -334,12 +334,7 @@ def check_size(text: str, name: str) -> None:
 
 
 def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
-<<<<<<< HEAD
-=======
-    import yaml
-
     check_size(text, name)
->>>>>>> inputs
     try:
         data, root = _compose(text)
     except _TooBig as exc:
