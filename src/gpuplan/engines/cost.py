@@ -22,6 +22,11 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
                  ops    = ops_hours per (node|gpu|)-month * whole units * lease months * engineer_hour_cost
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
     transfer = moves x GB x the route's cost per GB (data to an offer at another site)
+    owned (`mode: owned`, gpuplan.models.owned): billed as a node lease at the price per node-hour held
+                 (capex + colocation + idle power), plus the busy draw's excess while running:
+                 rental = billed_gpus * lease_hours * fixed / g_node + gpus * run_hours * extra / g_node
+                        = capex + power + colocation (the three items reported)
+                 wall_hours += lead_time (the work waits for delivery; nothing is paid before it)
     total  = rental + ops + setup + transfer
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
     per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
@@ -41,6 +46,7 @@ from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
+from gpuplan.models.owned import OwnedCost, owned_cost
 from gpuplan.models.perf import Slowdown, slowdown
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
@@ -75,6 +81,7 @@ class OptionCost:
     days_after_work: float
     transfer: Transfer = NO_TRANSFER
     interruptions: Interruptions = Interruptions(0.0, 0.0, 0.0)
+    owned: OwnedCost | None = None  # an owned offer's capex, power and colocation (their sum is the rental)
 
 
 def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
@@ -151,6 +158,8 @@ def option_cost(
     slack = (24.0 - daily_run) * run_hours / daily_run if run_hours > 0 else 0.0
     calendar_hours += once + max(0.0, spread - slack)
     wall_hours = offer.setup_hours + calendar_hours
+    if offer.owned is not None:
+        wall_hours += offer.owned.lead_time_hours  # the work waits for the servers to arrive
 
     g = workload.gpus
     price = offer.price_per_gpu_hour.scale(price_factor) if price_factor != 1.0 else offer.price_per_gpu_hour
@@ -176,7 +185,14 @@ def option_cost(
         ops = tariff.lease_ops(g, lease_hours)
     setup = tariff.setup_cost
     r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
-    idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
+    owned = None
+    if offer.owned is not None:  # the busy draw's excess over the idle draw in the price, per GPU-hour run
+        busy_power = used * (offer.owned.extra_per_node_hour / offer.gpus_per_node)
+        r_low, r_mid, r_high = r_low + busy_power, r_mid + busy_power, r_high + busy_power
+        gpn = offer.gpus_per_node
+        owned = owned_cost(offer.owned, paid / gpn, used / gpn)
+    idle = paid * price.mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0  # (an owned node's busy
+    # draw is paid only while running: not idle)
     total_mid = r_mid + ops + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
                                  scenario.days_per_month)
@@ -208,6 +224,7 @@ def option_cost(
         days_after_work=days_after,
         transfer=tr,
         interruptions=intr,
+        owned=owned,
     )
 
 
@@ -256,6 +273,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     fixed_h, fixed_duration = workload.hours_per_day, workload.duration_hours
     fixed_active = active_days(fixed_duration, dpw)
     floor, float_dpw = math.floor, float(dpw)
+    lead = offer.owned.lead_time_hours if offer.owned is not None else 0.0
+    busy_extra = offer.owned.extra_per_node_hour / offer.gpus_per_node if offer.owned is not None else 0.0
 
     def decision(x: float) -> float:
         # calendar.active_days and calendar.calendar_days written out (a call each costs as much as the
@@ -296,6 +315,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             late = recovery + 0.0 - 0.0 - slack
             calendar_hours += 0.0 + (late if late > 0.0 else 0.0)
         wall_hours = setup_hours + calendar_hours
+        if lead:
+            wall_hours += lead
         if container:
             paid = g * run_hours
             ops = paid * ops_per_gpu_hour
@@ -304,6 +325,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             lease_hours = min_term if min_term > lease_hours else lease_hours
             paid = billed * lease_hours
             ops = ops_units * lease_hours / month_hours * eng
+        if busy_extra:  # an owned offer: option_cost's r_mid + busy_power, in its order
+            return paid * mid + g * run_hours * busy_extra + ops + setup + tr_cost + researcher * wall_hours
         return paid * mid + ops + setup + tr_cost + researcher * wall_hours
 
     return decision
