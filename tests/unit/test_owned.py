@@ -145,3 +145,21 @@ def test_defaults_recorded() -> None:
     o = s.offer("own")
     assert o.owned is not None and o.owned.resale == 0 and o.owned.colocation_per_node_hour == 0
     assert {"resale", "colocation", "lead_time", "power.idle_share"} <= set(o.defaults_used)
+
+
+def test_plan_buys_the_standing_pool_and_rents_until_delivery() -> None:
+    from gpuplan import api
+
+    res = api.plan(scenario(24), catalog=CAT)
+    (pool,) = res.pools
+    assert pool.bm is not None and pool.bm.id == "own" and pool.reserved == 8
+    f = 720 / 26280  # per month over the three-year horizon
+    held = 26280 - 1344  # paid from delivery, 8 weeks after the start
+    assert pool.lease_hours == pytest.approx(held)
+    # by hand: a node-hour held = 4.994292 capex + 2.083333 rack + 0.4641 idle power = 7.541725
+    assert pool.lease_per_month == pytest.approx(held * 7.541725 * f, rel=1e-6)
+    # running all the time after delivery: (1.326 - 0.4641) per node-hour
+    assert pool.power_per_month == pytest.approx(held * 0.8619 * f, rel=1e-6)
+    # the 8 weeks before delivery run in containers: 8 GPUs x 1,344 h x 2.5
+    assert pool.spill_per_month == pytest.approx(8 * 1344 * 2.5 * f, rel=1e-6)
+    assert pool.hybrid_per_month == pytest.approx(5152.34 + 588.84 + 736.44, abs=0.02)

@@ -43,6 +43,9 @@ class PoolCostPerMonth(OpenRecord):
     committed: Money | None = Field(default=None, description=(
         "What the cards already signed (`commitments:`) still cost: their ops, and their rental where "
         "unpaid (absent without commitments)."))
+    power: Money | None = Field(default=None, description=(
+        "Owned servers (`mode: owned`): their power above the idle draw while they serve work; `lease` holds "
+        "their capex, colocation and idle power (absent for a leased pool)."))
 
 
 class Marginal(Record):
