@@ -163,3 +163,13 @@ def test_plan_buys_the_standing_pool_and_rents_until_delivery() -> None:
     # the 8 weeks before delivery run in containers: 8 GPUs x 1,344 h x 2.5
     assert pool.spill_per_month == pytest.approx(8 * 1344 * 2.5 * f, rel=1e-6)
     assert pool.hybrid_per_month == pytest.approx(5152.34 + 588.84 + 736.44, abs=0.02)
+
+
+def test_commit_holds_bought_servers_for_the_whole_horizon() -> None:
+    from gpuplan.engines.commit import term_options
+
+    s = scenario(24)
+    (opt,) = term_options(s, s.offer("own"), 36)
+    assert opt.months == 36 and opt.price_per_gpu_hour == pytest.approx(7.541725 / 8, rel=1e-6)
+    (lease,) = term_options(s, s.offer("lease"), 36)
+    assert lease.months == 13  # a lease keeps its own term (365 days in 30-day months, rounded up)

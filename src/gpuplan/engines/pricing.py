@@ -38,8 +38,14 @@ def _probe_workload(gpu: str) -> Workload:
 
 
 def cheapest(scenario: Scenario, gpu: str, mode: str) -> Offer | None:
+    """The offer of `mode` for `gpu` with the lowest mid price per GPU-hour in use (an owned server's
+    price per hour held plus its busy draw above the idle one: the two compare at full use)."""
     offers = [o for o in scenario.offers if o.gpu == gpu and o.mode == mode]
-    return min(offers, key=lambda o: (o.price_per_gpu_hour.mid, o.id)) if offers else None
+
+    def in_use(o: Offer) -> float:
+        return o.price_per_gpu_hour.mid + (o.owned.extra_per_node_hour / o.gpus_per_node if o.owned else 0.0)
+
+    return min(offers, key=lambda o: (in_use(o), o.id)) if offers else None
 
 
 def pool_workloads(scenario: Scenario, gpu: str) -> list[Workload]:
