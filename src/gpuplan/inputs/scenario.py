@@ -56,7 +56,8 @@ HINTS = {
     "communication": "communication is the share of a step spent in non-overlapped GPU-GPU communication, in [0, 1).",
     "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic.",
     "kind": "kind is one of: training, fine-tuning, experiment, inference.",
-    "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills).",
+    "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills), "
+    "or owned (servers you buy: purchase, life, power and colocation instead of a price).",
     "tenancy": "tenancy is dedicated (the whole node is yours), shared-node (other tenants on the host) "
     "or shared-gpu (a vGPU/MIG slice).",
     "nic": "nic is native, passthrough, sr-iov or virtual.",
