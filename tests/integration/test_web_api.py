@@ -409,3 +409,30 @@ def test_gpuplan_serve_workers() -> None:
         for _ in range(20):  # one keep-alive connection
             assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
         assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
+
+
+def test_heavy_workers_under_the_gpuplan_script_do_not_import_the_cli(tmp_path: Path) -> None:
+    """`gpuplan serve` runs as the `gpuplan` script, whose top imports the CLI; spawned workers re-import the
+    parent's `__main__` unless told otherwise (`server._workers_spawn_cleanly`). A script like it, then a
+    worker of the heavy pool reports what it has imported: no `gpuplan.cli`."""
+    script = tmp_path / "like_the_gpuplan_script.py"
+    script.write_text(
+        "import json, sys\n"
+        "import gpuplan.cli  # as the console script does\n"
+        "from gpuplan.web import server\n"
+        "from gpuplan.web.worker import HeavyPool\n"
+        "from slow_call import ModulesCall\n"
+        "if __name__ == '__main__':\n"
+        "    server._workers_spawn_cleanly()\n"
+        "    pool = HeavyPool(1, 0, 60)\n"
+        "    fut = pool.submit(ModulesCall())\n"
+        "    fut.result(timeout=120)\n"
+        "    status, body = pool.reply(fut)\n"
+        "    pool.close()\n"
+        "    print(status, body.decode())\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "unit")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    status, body = proc.stdout.split(" ", 1)
+    assert status == "200" and "cli" not in json.loads(body), proc.stdout

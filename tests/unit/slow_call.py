@@ -18,3 +18,13 @@ class SlowCall:
         Path(self.pid_file).write_text(str(os.getpid()))
         time.sleep(self.seconds)
         return {"slept": self.seconds}
+
+
+@dataclass(frozen=True)
+class ModulesCall:
+    """Which gpuplan packages the worker running it has imported."""
+
+    def run(self, _inputs: Any) -> Any:
+        import sys
+
+        return sorted({m.split(".")[1] for m in sys.modules if m.startswith("gpuplan.")})
