@@ -212,7 +212,8 @@ class Edge:
             if complete:  # the body is in: what follows is the wait for a disconnect, unbounded
                 return await receive()
             try:
-                msg = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                async with asyncio.timeout_at(deadline):  # a timer, not a task per receive (as wait_for makes)
+                    msg = await receive()
             except TimeoutError:
                 raise BodyTimeout() from None
             if msg["type"] == "http.request":
