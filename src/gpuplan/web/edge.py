@@ -250,7 +250,7 @@ class Edge:
                                                f"{self.s.body_timeout_s:g} s", "send the body at once."),
                               [(b"connection", b"close")])
         except ClientDisconnect:
-            log.info("%s: the client left before its request was read", where)
+            log.warning("%s: the client left before its request was read", where)
         except Exception as exc:
             body = internal(where, exc)
             if not started:
