@@ -10,7 +10,7 @@ from fastapi import Request
 from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect
 
-from gpuplan.web import limits
+import gpuplan.web.limits as limits
 from gpuplan.web.edge import BodyTimeout, BodyTooLarge
 from gpuplan.web.errors import err
 from gpuplan.web.worker import Upload

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+import gpuplan.web.limits as limits
 from gpuplan.constants import DEFAULT_QUEUEING, PACKINGS, QUEUEINGS, Packing, Queueing
-from gpuplan.web import limits
 from gpuplan.web.errors import err
 from gpuplan.web.requests import body_schema, read_form, read_model, text, uploads, whole
 from gpuplan.web.runtime import call, dumps, rt

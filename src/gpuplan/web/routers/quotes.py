@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field
 
+import gpuplan.web.limits as limits
 from gpuplan.errors import GpuplanError
-from gpuplan.web import limits
 from gpuplan.web.errors import ApiError, err
 from gpuplan.web.requests import body_schema, read_form, read_model, uploads
 from gpuplan.web.routers.engines import In

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 
-from gpuplan.web import limits
+import gpuplan.web.limits as limits
 from gpuplan.web.errors import err, log
 from gpuplan.web.requests import body_schema, read_model
 from gpuplan.web.routers.engines import In
