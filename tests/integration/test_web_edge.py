@@ -349,3 +349,36 @@ def test_serve_refuses_to_expose_itself_without_a_token(args: tuple[str, ...]) -
     p = _serve(*args)
     assert p.returncode == 2, p.stderr
     assert "token" in p.stderr.lower() and "Traceback" not in p.stderr
+
+
+def test_the_api_docs_pages_keep_their_scripts(client: TestClient) -> None:
+    for path in ("/docs", "/redoc"):
+        r = client.get(path)
+        assert r.status_code == 200 and "content-security-policy" not in r.headers, path
+        assert r.headers["x-frame-options"] == "DENY"
+
+
+def test_a_retry_waiting_on_a_write_that_fails_gets_an_answer(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails with a bug: the request is a 500, and a retry with the same key that was waiting
+    on it is answered 500 too (not left waiting)."""
+    import gpuplan.api as api_mod
+
+    def broken(*_a: object, **_k: object) -> int:
+        time.sleep(0.3)
+        raise RuntimeError("the store broke")
+
+    monkeypatch.setattr(api_mod, "quotes_add", broken)
+    app = create_app(db=db)
+
+    async def both() -> tuple[httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as c:
+            first = asyncio.create_task(c.post("/api/quotes", json=QUOTE, headers={"idempotency-key": "k"}))
+            await asyncio.sleep(0.1)
+            retry = await asyncio.wait_for(c.post("/api/quotes", json=QUOTE, headers={"idempotency-key": "k"}), 10)
+            return await first, retry
+
+    first, retry = asyncio.run(both())
+    assert first.status_code == retry.status_code == 500
+    assert retry.json()["error"] == "internal" and "broke" not in retry.text
+    app.state.shutdown()

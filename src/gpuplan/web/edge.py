@@ -18,7 +18,8 @@ In order:
 6. **Errors**: an exception no handler mapped (a bug of ours) is a 500 "internal error" and one log line
    (`gpuplan.web.errors`).
 7. **Headers** on every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
-   `X-Frame-Options: DENY`, and a `Content-Security-Policy` that allows nothing (the page sets its own).
+   `X-Frame-Options: DENY`, and a `Content-Security-Policy` that allows nothing (the page sets its own;
+   FastAPI's `/docs` and `/redoc` keep theirs: they load Swagger UI and ReDoc).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 COOKIE = "gpuplan_session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 NO_CSP = b"default-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+OWN_POLICY = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})  # FastAPI's API pages load their scripts
 _HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
             (b"x-frame-options", b"DENY")]
 
@@ -230,7 +232,7 @@ class Edge:
                 hs = list(msg.get("headers", []))
                 names = {k.lower() for k, _ in hs}
                 hs += [h for h in _HEADERS if h[0] not in names]
-                if b"content-security-policy" not in names:
+                if b"content-security-policy" not in names and scope["path"] not in OWN_POLICY:
                     hs.append((b"content-security-policy", NO_CSP))
                 msg = {**msg, "headers": hs}
             await send(msg)

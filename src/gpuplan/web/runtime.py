@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from gpuplan.errors import GpuplanError
-from gpuplan.web.errors import ApiError, err, from_gpuplan
+from gpuplan.web.errors import INTERNAL, ApiError, err, from_gpuplan
 from gpuplan.web.worker import Call, HeavyPool
 
 
@@ -171,6 +171,10 @@ class Runtime:
             answer = await self._write(fn)
         except ApiError as exc:
             answer = (exc.status, dumps(exc.body))
+        except BaseException:  # a bug (the edge answers 500 and logs it): a retry waiting on it gets a 500 too
+            if key is not None and not mine.done():
+                mine.set_result((500, dumps(INTERNAL)))
+            raise
         finally:
             if key is not None:
                 self._writing.pop(key, None)
