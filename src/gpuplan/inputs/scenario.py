@@ -463,6 +463,12 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     rdma = raw.rdma if raw.rdma is not None else (net.rdma if net else None)
     nic = pick("network.nic", net.nic if net else None, cat.defaults["nic_defaults"][platform][tenancy])
     overhead = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, tenancy, nic, cat, loc8, used)
+    overhead_alt = None
+    if platform == "container" and raw.tenancy is None and tenancy != "dedicated":
+        # unknown tenancy: priced over the range from a dedicated node to the default shared host
+        alt_nic = net.nic if net and net.nic else cat.defaults["nic_defaults"][platform]["dedicated"]
+        overhead_alt = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, "dedicated", alt_nic,
+                                         cat, loc8, [])
     # The mode says how the platform behaves; billing follows the price: a VM priced by the hour with no
     # term of a day or more is elastic like a container, one leased by the day or month is a lease.
     billing: Mode = "container" if platform == "container" else "bare-metal"
@@ -528,6 +534,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         as_of=raw.as_of,
         defaults_used=tuple(used),
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
+        overhead_alt=overhead_alt,
     )
 
 

@@ -279,6 +279,9 @@ class Offer:
     interruptions_per_gpu_day: float = 0.0
     recovery_hours: float = 0.0  # one interruption's recovery wait (support, repair, spare or reschedule)
     terms: tuple[LeaseTerm, ...] = ()  # the vendor's lease terms, when given (`gpuplan commit`)
+    # a container that states no tenancy: the dedicated figures, the favourable end of its slowdown
+    # range (`overhead` holds the default, shared-host figures; `perf.slowdown` prices both)
+    overhead_alt: Overhead | None = None
 
 
 @dataclass(frozen=True)
