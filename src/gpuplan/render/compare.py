@@ -83,6 +83,13 @@ def _mode(option: Any, lang: str) -> str:
     return t("compare.mode_vm", lang) if option.platform == "vm" else t(f"compare.mode_{option.mode}", lang)
 
 
+def _rec_mode(wl: Any, lang: str) -> str:
+    """The recommended option's label, as its table row shows it (a VM says VM)."""
+    rec = wl.recommendation
+    row = next((r for r in wl.options if r.offer == rec.offer), None)
+    return _mode(row, lang) if row is not None else t(f"compare.mode_{rec.mode}", lang)
+
+
 def compare_table(doc: CompareDoc, lang: str, console: Any, explain: bool = False,
                   scenario: str | None = None) -> None:
     from rich.text import Text
@@ -99,7 +106,7 @@ def compare_table(doc: CompareDoc, lang: str, console: Any, explain: bool = Fals
             console.print(f"  [bold red]{t('compare.verdict', lang)}:[/] {t('compare.no_verdict', lang)}")
         else:
             console.print(f"  [bold]{t('compare.verdict', lang)}:[/] [bold green]{rec.offer}[/] "
-                          f"({t(f'compare.mode_{rec.mode}', lang)})")
+                          f"({_rec_mode(wl, lang)})")
             for reason in rec.reasons:
                 console.print(f"    • {reason}", markup=False)
             console.print(f"  [bold]{t('compare.dimensions', lang)}:[/]")
@@ -147,7 +154,7 @@ def compare_markdown(doc: CompareDoc, lang: str, scenario: str | None = None) ->
                 t("compare.yes" if r.feasible else "compare.no", lang)]) + " |")
         lines.append("")
         if rec:
-            lines.append(f"**{t('compare.verdict', lang)}:** {rec.offer} ({t(f'compare.mode_{rec.mode}', lang)})")
+            lines.append(f"**{t('compare.verdict', lang)}:** {rec.offer} ({_rec_mode(wl, lang)})")
             lines.append("")
             lines += [f"- {reason}" for reason in rec.reasons]
             lines += ["", f"**{t('compare.dimensions', lang)}:**", ""]
