@@ -131,12 +131,12 @@ def test_data_stalls_hide_the_platform_slowdown() -> None:
     starved, busy, stated = (slowdown(w, ct, CAT) for w in s.workloads)
     assert busy.bound != "data" and busy.terms.data == 0 and busy.total == pytest.approx(busy.platform)
     assert busy.platform > 1.1  # a shared host: NVLink loss and the article's fluctuation
-    k = 8.0  # catalog data_sharpness
+    k = 4.0  # catalog data_sharpness
     # 60% of the time waiting on data hides a ~1.2x platform slowdown almost entirely
     assert starved.bound == "data" and starved.data_wait == pytest.approx(0.6)
     g = 0.4
     assert starved.total == pytest.approx(((g * starved.platform) ** k + 1 - g**k) ** (1 / k))
-    assert 1.0 < starved.total < 1.001
+    assert 1.0 < starved.total < 1.01
     assert starved.terms.data == pytest.approx(starved.total - starved.platform)
     # a stated wait of 10% hides about 10% of it, smoothly: between the hard max and the platform
     g = 0.9
