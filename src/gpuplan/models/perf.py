@@ -101,6 +101,7 @@ class CommInputs:
     step_s: float = 0.0  # step mode: T_ref in seconds
     b_net_ref_gbs: float = 0.0  # the reference fabric's network bus bandwidth
     ref_gbps_per_gpu: float = 0.0  # the reference fabric, Gbit/s per GPU
+    assumed_gbps_per_gpu: float = 0.0  # where network_assumed: the common cluster's Gbit/s per GPU assumed
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class Slowdown:
     multi_node: bool
     low: float = 0.0  # the slowdown's range over the overhead ranges and an unknown tenancy
     high: float = 0.0
+    data_sharpness: float = 4.0  # k of the input-wait smooth maximum (catalog)
 
     # The names of the first model, still read by the verdict's reasons.
     @property
@@ -307,7 +309,8 @@ def _evaluate(workload: Workload, offer: Offer, catalog: Catalog, oc: float, fi:
     platform = 1 + compute_t + intra_t + inter_t + straggler
 
     d = input_wait(workload, catalog)
-    total = hide_behind_input(platform, d, float(catalog.defaults["data_sharpness"]))
+    k_data = float(catalog.defaults["data_sharpness"])
+    total = hide_behind_input(platform, d, k_data)
     compute_offer = (1 - share) * (1 + oc) if model != "step" else (platform - straggler - exposed_offer)
     if d > 0 and (1 - d) * platform < 1.0:
         bound = "data"
@@ -328,12 +331,14 @@ def _evaluate(workload: Workload, offer: Offer, catalog: Catalog, oc: float, fi:
                         tcp=tcp, tcp_efficiency=tcp_eff, nodes=nodes, gpus_per_node=g, b_intra_gbs=b_intra,
                         b_net_gbs=b_net, network_assumed=assumed and multi, comm_s=comm_s, step_s=step_s,
                         b_net_ref_gbs=b_net_ref,
-                        ref_gbps_per_gpu=float(catalog.defaults["reference_fabric_gbps_per_gpu"])),
+                        ref_gbps_per_gpu=float(catalog.defaults["reference_fabric_gbps_per_gpu"]),
+                        assumed_gbps_per_gpu=float(catalog.defaults["reference_network_gbps_per_gpu"])),
         gpu_speed_factor=speed,
         speed_source=source,
         multi_node=multi,
         low=total,
         high=total,
+        data_sharpness=k_data,
     )
 
 
@@ -356,4 +361,5 @@ def slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
         values += _corners(workload, offer, catalog, offer.overhead_alt)
     return Slowdown(total=mid.total, terms=mid.terms, platform=mid.platform, bound=mid.bound,
                     data_wait=mid.data_wait, comm=mid.comm, gpu_speed_factor=mid.gpu_speed_factor,
-                    speed_source=mid.speed_source, multi_node=mid.multi_node, low=min(values), high=max(values))
+                    speed_source=mid.speed_source, multi_node=mid.multi_node, low=min(values), high=max(values),
+                    data_sharpness=mid.data_sharpness)
