@@ -34,7 +34,8 @@ Communication, the standard ring all-reduce cost (nccl-tests PERFORMANCE.md): fo
     node, so nccl-tests' multi-node busbw is about the node's network bandwidth)
 with B_intra = gpu_gpu_gbs / 2 (the catalog's bidirectional NVLink/HCCS GB/s, PCIe Gen4 x16 at least)
 and B_net = network Gbit/s / 8 x link efficiency (catalog). Reference: B_net_ref from the full fabric
-(reference_fabric_gbps_per_gpu x GPUs per node). Offer: B_intra x intra_node and B_net_offer x
+(reference_fabric_gbps_per_gpu x the job's GPUs per node). Offer: the node's Gbit/s in proportion to
+the job's GPUs on it (one NIC a GPU, as GPU nodes are built). Then B_intra x intra_node and B_net_offer x
 inter_node (x TCP efficiency); an offer that states no network is taken to have a common cluster's
 200 Gbit/s RDMA per GPU (`reference_network_gbps_per_gpu`, an estimate; a warning says so), its slowdown
 range reaching down to the full fabric. Two ways to use it:
@@ -52,6 +53,10 @@ the workload's first GPU: the user's `speed:` where given, else a published benc
 catalog (`gpu_speed:` in defaults.yaml, each with its source), else a roofline by kind (training,
 fine-tuning, experiments: dense BF16 throughput; inference: the geometric mean of the BF16 and
 memory-bandwidth ratios). Run hours on an offer = dedicated hours x slowdown x gpu_speed_factor.
+
+GPU sharing: work of a fraction of a card (`gpus: 0.5`) on an offer with `sharing: mig | mps |
+time-slicing` adds the mode's interference (catalog `sharing`: MIG 0, isolated; MPS +8%, time-slicing
++30%, each sourced) to the compute overhead; `card_slice` gives the fraction billed and its memory.
 
 Ranges (`slowdown_range`): the slowdown at the favourable and the unfavourable corner of every overhead
 range (compute low/high, bandwidth fractions high/low) and, for an offer whose tenancy is unknown
@@ -198,8 +203,9 @@ def _bandwidths(offer: Offer, catalog: Catalog, gpus_per_node: int,
     b_intra = max(spec.gpu_gpu_gbs if spec else 0.0, 32.0) / 2  # PCIe Gen4 x16 as the floor
     eff = float(catalog.defaults["link_efficiency"])
     ref = float(catalog.defaults["reference_fabric_gbps_per_gpu"]) * gpus_per_node / 8 * eff
-    if offer.network_gbps is not None:
-        return b_intra, offer.network_gbps / 8 * eff, ref, False
+    if offer.network_gbps is not None:  # the node's NICs, shared in proportion to the GPUs the job uses there
+        share = min(1.0, gpus_per_node / offer.gpus_per_node)
+        return b_intra, offer.network_gbps * share / 8 * eff, ref, False
     if full_fabric:
         return b_intra, ref, ref, True
     return b_intra, float(catalog.defaults["reference_network_gbps_per_gpu"]) * gpus_per_node / 8 * eff, ref, True
@@ -258,10 +264,30 @@ def gpu_speed(workload: Workload, gpu: str, catalog: Catalog) -> tuple[float, st
     return 1.0 / ratio, "roofline:bf16"
 
 
+def card_slice(workload: Workload, offer: Offer, catalog: Catalog) -> tuple[float, float, float]:
+    """(billed fraction of a card, memory fraction of the card, interference) of fractional work.
+
+    Whole-card work: (1, 1, 0). A fraction s of a card (`gpus: 0.5`) on an offer with `sharing:`
+    mig: ceil(7 s) / 7 of the card, the profile's memory, no interference (hardware isolation), on a
+    GPU that has MIG (else a whole card); mps / time-slicing: s of the card and of its memory, the
+    mode's interference (catalog `sharing`, sourced); no `sharing`: a whole card, alone."""
+    s = workload.share
+    if s >= 1.0 or offer.sharing is None:
+        return 1.0, 1.0, 0.0
+    mode = catalog.defaults["sharing"][offer.sharing]
+    if offer.sharing == "mig":
+        if offer.gpu not in mode["gpus"]:
+            return 1.0, 1.0, 0.0
+        k = min(int(mode["slices"]), math.ceil(s * int(mode["slices"]) - 1e-9))
+        return k / int(mode["slices"]), float(mode["memory"][k]), float(mode["interference"])
+    return s, s, float(mode["interference"])
+
+
 def _evaluate(workload: Workload, offer: Offer, catalog: Catalog, oc: float, fi: float, fe: float,
               jitter: Jitter, full_fabric: bool = False) -> Slowdown:
     """The slowdown at the given compute overhead, bandwidth fractions and jitter (module docstring)."""
     n = workload.gpus
+    oc += card_slice(workload, offer, catalog)[2]  # sharing a card: the mode's interference, on compute
     nodes, g = layout(workload, offer)
     multi = nodes > 1
     tcp = multi and offer.rdma == "none"
