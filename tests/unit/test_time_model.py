@@ -198,3 +198,68 @@ def test_no_cliffs_one_point_moves_slowdown_at_most_two_points(platform: str, gp
 
     a, b = _one(platform, gpus, extra(x)), _one(platform, gpus, extra(x + 0.01))
     assert abs(b - a) <= 0.02 + 1e-9, (platform, gpus, which, x, a, b)
+
+
+SHARING = """
+version: 1
+currency: USD
+offers:
+  - {{id: mig, gpu: h100-sxm, mode: container, tenancy: dedicated, sharing: mig, price: {{amount: 7, per: gpu-hour}},
+     overhead: {{compute: 0, jitter: 0}}, interruptions_per_gpu_day: 0}}
+  - {{id: mps, gpu: h100-sxm, mode: container, tenancy: dedicated, sharing: mps, price: {{amount: 7, per: gpu-hour}},
+     overhead: {{compute: 0, jitter: 0}}, interruptions_per_gpu_day: 0}}
+  - {{id: ts, gpu: h100-sxm, mode: container, tenancy: dedicated, sharing: time-slicing,
+     price: {{amount: 7, per: gpu-hour}}, overhead: {{compute: 0, jitter: 0}}, interruptions_per_gpu_day: 0}}
+  - {{id: whole, gpu: h100-sxm, mode: container, tenancy: dedicated, price: {{amount: 7, per: gpu-hour}},
+     overhead: {{compute: 0, jitter: 0}}, interruptions_per_gpu_day: 0}}
+workloads:
+  - {{id: w, kind: inference, gpu: h100-sxm, gpus: {gpus}, hours_per_day: 24, duration: 30d{mem}}}
+"""
+
+
+def test_gpu_sharing_modes_interfere_differently_and_bill_their_slice() -> None:
+    s = scenario_from_text(SHARING.format(gpus=0.5, mem=""), catalog=CAT)
+    w = s.workloads[0]
+    assert w.gpus == 1 and w.share == 0.5
+    c = {o.id: option_cost(w, o, s, CAT) for o in s.offers}
+    # catalog `sharing`: MIG isolated (0), MPS +8% (GKE case study), time-slicing +30% (NVIDIA report)
+    assert c["mig"].slowdown.total == pytest.approx(1.0)
+    assert c["mps"].slowdown.total == pytest.approx(1.08)
+    assert c["ts"].slowdown.total == pytest.approx(1.30)
+    # half a card on MPS: half a card's hours times its slowdown, 24 h x 30 d
+    assert c["mps"].gpu_hours_paid == pytest.approx(0.5 * 720 * 1.08)
+    assert c["mps"].total_mid == pytest.approx(0.5 * 720 * 1.08 * 7 + c["mps"].setup)
+    # MIG rounds half a card up to 4/7 of an H100; no sharing stated: a whole card
+    assert c["mig"].gpu_hours_paid == pytest.approx(4 / 7 * 720)
+    assert c["whole"].gpu_hours_paid == pytest.approx(720) and c["whole"].slowdown.total == pytest.approx(1.0)
+
+
+def test_a_slice_is_checked_against_its_memory() -> None:
+    res = api_compare(SHARING.format(gpus=0.25, mem=", memory_gb: 30"))
+    feasible = {r.offer.id: r.feasible for r in res.advice[0].options}
+    # a quarter: MIG 2/7 with 2/8 of 80 GB = 20 GB; MPS and time-slicing a quarter, 20 GB: all too small
+    assert feasible == {"mig": False, "mps": False, "ts": False, "whole": True}
+    res = api_compare(SHARING.format(gpus=0.5, mem=", memory_gb: 30"))
+    feasible = {r.offer.id: r.feasible for r in res.advice[0].options}
+    assert feasible == {"mig": True, "mps": True, "ts": True, "whole": True}  # 40 GB each
+
+
+def test_fractions_pack_onto_cards_in_the_plan_demand() -> None:
+    from gpuplan.inputs.demand import from_schedules
+
+    text = SHARING.format(gpus=0.5, mem="") + (
+        "  - {id: w2, kind: inference, gpu: h100-sxm, gpus: 0.5, hours_per_day: 24, duration: 30d}\n")
+    s = scenario_from_text(text, catalog=CAT)
+    d = from_schedules(s.workloads)
+    assert float(d.by_gpu["h100-sxm"].max()) == pytest.approx(1.0)  # two halves: one leased card
+
+
+def test_gpus_is_whole_or_a_fraction_of_one_card() -> None:
+    with pytest.raises(Exception, match="whole number"):
+        scenario_from_text(SHARING.format(gpus=1.5, mem=""), catalog=CAT)
+
+
+def api_compare(text: str):  # type: ignore[no-untyped-def]
+    from gpuplan import api
+
+    return api.compare_text(text)

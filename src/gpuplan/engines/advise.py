@@ -25,7 +25,7 @@ from gpuplan.engines import breakeven
 from gpuplan.engines.cost import OptionCost, option_cost
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
-from gpuplan.models.perf import is_multi_node
+from gpuplan.models.perf import card_slice, is_multi_node
 
 PERF_EDGE = 0.05
 COST_EDGE = 0.05
@@ -127,8 +127,9 @@ def _feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
     if o.mode == "bare-metal" and "elastic" in w.requires:
         return Note("infeasible_elastic")
     spec = cat.gpus.get(o.gpu)
-    if w.memory_gb is not None and spec is not None and w.memory_gb > spec.memory_gb:
-        return Note("infeasible_memory", {"need": w.memory_gb, "gpu": o.gpu, "have": spec.memory_gb})
+    have = spec.memory_gb * card_slice(w, o, cat)[1] if spec is not None else 0.0  # a shared card: its slice
+    if w.memory_gb is not None and spec is not None and w.memory_gb > have:
+        return Note("infeasible_memory", {"need": w.memory_gb, "gpu": o.gpu, "have": have})
     return None
 
 

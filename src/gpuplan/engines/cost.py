@@ -15,7 +15,8 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     wall_hours   = setup + calendar_h
 
 Money (low / mid / high from the price range), all from `gpuplan.models.tariff` (the one money model):
-    container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running)
+    container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running; a fraction
+                 of a shared card is billed as its slice: perf.card_slice, MIG rounded up to k/7)
                  ops    = container GPU-hours * the offer's ops per GPU-hour
     bare metal:  lease_hours = max(setup + max(duration, calendar_h), min_term)  (paid from hand-over, idle or not)
                  billed_gpus = gpus, or whole nodes * gpus_per_node when lease_unit is node
@@ -45,7 +46,7 @@ from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
-from gpuplan.models.perf import Slowdown, slowdown
+from gpuplan.models.perf import Slowdown, card_slice, slowdown
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
 
@@ -165,16 +166,17 @@ def option_cost(
         cal_lo = cal_hi = calendar_hours
 
     g = workload.gpus
+    gf = g * card_slice(workload, offer, catalog)[0]  # cards billed: a shared card's slice (issue 24)
     price = offer.price_per_gpu_hour.scale(price_factor) if price_factor != 1.0 else offer.price_per_gpu_hour
     tariff = _tariff(offer, scenario)  # billing rules, ops and setup; the (scaled) price enters below
     nodes = nodes_for(g, offer.gpus_per_node)
-    used = g * run_hours
+    used = gf * run_hours
     busy = used * workload.utilization
     if offer.mode == "container":
         billed = g
         lease_hours = 0.0
         paid = used
-        paid_lo, paid_hi = g * run_lo, g * run_hi
+        paid_lo, paid_hi = gf * run_lo, gf * run_hi
         days_after = 0.0
         ops_hours = tariff.container_ops_hours(paid)
         ops = tariff.container_ops(paid)
@@ -264,6 +266,7 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     moves_once = d is not None and d.moves == "once"
     setup_hours = offer.setup_hours
     g = workload.gpus
+    gf = g * card_slice(workload, offer, catalog)[0]
     mid = offer.price_per_gpu_hour.mid
     tariff = _tariff(offer, scenario)
     setup = tariff.setup_cost
@@ -318,7 +321,7 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             calendar_hours += 0.0 + (late if late > 0.0 else 0.0)
         wall_hours = setup_hours + calendar_hours
         if container:
-            paid = g * run_hours
+            paid = gf * run_hours
             ops = paid * ops_per_gpu_hour
         else:
             lease_hours = setup_hours + (calendar_hours if calendar_hours > duration else duration)

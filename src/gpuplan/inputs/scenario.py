@@ -40,7 +40,8 @@ from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_h
 from gpuplan.inputs.yaml_data import construct as construct  # where its tests found it
 
 HINTS = {
-    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
+    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1, or a fraction of one "
+            "card below 1 (0.5, 0.25) for work that shares a card (an offer's `sharing: mig | mps | time-slicing`).",
     "hours_per_day": "hours_per_day is how many hours a day the workload runs, in (0, 24].",
     "days_per_week": "days_per_week is a whole number from 1 to 7.",
     "utilization": "utilization is the share of running time the GPUs do work, in (0, 1]; `gpuplan audit` measures it.",
@@ -535,6 +536,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         defaults_used=tuple(used),
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
         overhead_alt=overhead_alt,
+        sharing=raw.sharing,
     )
 
 
@@ -641,7 +643,8 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple
         id=w.id,
         kind=w.kind,
         gpus_allowed=gpus_allowed,
-        gpus=w.gpus,
+        gpus=max(1, int(w.gpus)),
+        share=float(w.gpus) if w.gpus < 1 else 1.0,
         hours_per_day=float(w.hours_per_day),
         days_per_week=w.days_per_week,
         duration_hours=duration,

@@ -150,6 +150,7 @@ class OfferIn(_Strict):
     support: SupportIn | None = None
     spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
     interruptions_per_gpu_day: NonNeg | None = None
+    sharing: Literal["mig", "mps", "time-slicing"] | None = None  # how a card is split among fractional work
     source: str | None = None
     as_of: str | None = None
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
@@ -159,7 +160,8 @@ class WorkloadIn(_Strict):
     id: str = Field(min_length=1)
     kind: Kind
     gpu: str | list[str]
-    gpus: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
+    # whole cards, or a fraction of one card (0.5, 0.25) for work that shares it (issue 24)
+    gpus: Annotated[float, Field(gt=0, le=MAX_WORKLOAD_GPUS)]
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
     days_per_week: Annotated[int, Field(ge=1, le=7)] = 7
     duration: str
@@ -173,6 +175,13 @@ class WorkloadIn(_Strict):
     checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
     window: str | None = None
+
+    @field_validator("gpus")
+    @classmethod
+    def _whole_or_fraction(cls, v: float) -> float:
+        if v >= 1 and v != int(v):
+            raise ValueError(f"must be a whole number >= 1, or a fraction of one card below 1, got {v}")
+        return v
 
     @field_validator("window")
     @classmethod
@@ -282,6 +291,7 @@ class Offer:
     # a container that states no tenancy: the dedicated figures, the favourable end of its slowdown
     # range (`overhead` holds the default, shared-host figures; `perf.slowdown` prices both)
     overhead_alt: Overhead | None = None
+    sharing: str | None = None  # mig | mps | time-slicing: how fractional work shares a card (issue 24)
 
 
 @dataclass(frozen=True)
@@ -304,6 +314,12 @@ class Workload:
     speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
     data: Data | None = None
     checkpoint_hours: float = 1.0
+    share: float = 1.0  # a fraction of one card (`gpus: 0.5`; then gpus is 1), else 1
+
+    @property
+    def cards(self) -> float:
+        """The cards' worth of work: gpus x share (0.5 for half a card)."""
+        return self.gpus * self.share
 
     @property
     def duration_days(self) -> float:
