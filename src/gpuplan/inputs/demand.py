@@ -18,7 +18,7 @@ import csv
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from operator import methodcaller
 from pathlib import Path
@@ -50,6 +50,7 @@ class Demand:
     sample_hours: int | None = None  # hours of the CSV sample before it was repeated
     repeats: int = 1  # whole copies of the sample in `hours`
     kept: tuple[str, ...] = ()  # workloads with no demand rows that keep their own schedule
+    once_removed: tuple[tuple[str, float], ...] = ()  # (gpu, GPU-hours) of one-off work taken out (`once`)
 
     @property
     def calendar_hours(self) -> float:
@@ -81,8 +82,27 @@ def daily_profile(w: Workload) -> np.ndarray:
     return np.minimum(prof, 1.0)
 
 
+def service_profile(w: Workload) -> np.ndarray:
+    """24 values for a service (`service:`): GPUs each hour of the day over the peak's GPUs (`w.gpus`),
+    from `Service.replicas`, plus each step up's container start-up (`CONTAINER_STARTUP_HOURS` of the
+    new replicas, billed in the hour before)."""
+    from gpuplan.constants import CONTAINER_STARTUP_HOURS
+
+    sv = w.service
+    assert sv is not None
+    cards = np.asarray(sv.replicas(), dtype=np.float64) * sv.gpus_per_replica
+    up = np.maximum(np.roll(cards, -1) - cards, 0.0)  # new replicas the next hour
+    return np.minimum((cards + up * CONTAINER_STARTUP_HOURS) / w.gpus, 1.0)
+
+
 def workload_curve(w: Workload, hours: int) -> np.ndarray:
-    prof = daily_profile(w)
+    """GPUs each hour from the scenario's start: nothing before the workload's `start_hours`, then its
+    schedule (or a service's replicas) for its duration."""
+    offset = int(round(w.start_hours))
+    if offset > 0:
+        own = workload_curve(replace(w, start_hours=0.0), max(hours - offset, 0))
+        return np.concatenate([np.zeros(min(offset, hours)), own])[:hours]
+    prof = service_profile(w) if w.service is not None else daily_profile(w)
     n_days = math.ceil(hours / 24)
     days = np.arange(n_days)
     active_day = (days % 7) < w.days_per_week
@@ -95,7 +115,7 @@ def workload_curve(w: Workload, hours: int) -> np.ndarray:
 
 
 def horizon_hours(workloads: list[Workload] | tuple[Workload, ...], minimum_days: float = 30.0) -> int:
-    longest = max((w.duration_hours for w in workloads), default=0.0)
+    longest = max((w.end_hours for w in workloads), default=0.0)
     return math.ceil(max(longest, minimum_days * 24))
 
 
@@ -114,7 +134,7 @@ def repeat_sample(d: Demand) -> Demand:
     return Demand(d.start, d.hours * reps, {g: np.tile(c, reps) for g, c in d.by_gpu.items()},
                   {w: np.tile(c, reps) for w, c in d.by_workload.items()}, d.source,
                   span_hours=None if d.span_hours is None else d.span_hours * reps, project=d.project,
-                  sample_hours=d.hours, repeats=reps, kept=d.kept)
+                  sample_hours=d.hours, repeats=reps, kept=d.kept, once_removed=d.once_removed)
 
 
 def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -> Demand:
@@ -133,7 +153,8 @@ def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -
         g = w.gpus_allowed[0]
         by_gpu[g] = by_gpu.get(g, np.zeros(d.hours)) + curve
     return Demand(d.start, d.hours, by_gpu, by_wl, d.source, span_hours=d.span_hours, project=d.project,
-                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing))
+                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing),
+                  once_removed=d.once_removed)
 
 
 def from_schedules(workloads: list[Workload] | tuple[Workload, ...], hours: int | None = None) -> Demand:
@@ -180,7 +201,35 @@ def from_csv(path: str | Path) -> Demand:
     n = int(idx.max()) + 1
     flat = np.bincount(code * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
     by_gpu = {g: flat[i] for i, g in enumerate(names)}
-    return Demand(start, n, by_gpu, {}, str(p), project=False)
+    removed: list[tuple[str, float]] = []
+    for g, once in _once_column(raw, start_s, n).items():  # one-off work (audit's `once`): not standing demand
+        if g in by_gpu and float(once.sum()) > 0:
+            by_gpu[g] = np.maximum(by_gpu[g] - once, 0.0)
+            removed.append((g, float(once.sum())))
+    return Demand(start, n, by_gpu, {}, str(p), project=False, once_removed=tuple(removed))
+
+
+def _once_column(raw: bytes, start_s: float, n: int) -> dict[str, np.ndarray]:
+    """The `once` column `audit --demand-out` writes for a burst seen once (GPUs of one-off work in each
+    hour, by GPU); empty when the file has no such column."""
+    text = raw.decode("utf-8-sig", errors="replace")
+    head = text.split("\n", 1)[0]
+    if "once" not in [c.strip().lower() for c in head.split(",")]:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for row in csv.DictReader(text.splitlines()):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        try:
+            value = float(row.get("once") or 0.0)
+            when = _parse_time(row["time"]).timestamp()
+        except (ValueError, KeyError):
+            continue
+        if value <= 0 or not math.isfinite(value):
+            continue
+        i = int(math.floor((when - start_s) / 3600.0 + 1e-9))
+        if 0 <= i < n:
+            out.setdefault(row.get("gpu", ""), np.zeros(n))[i] += value
+    return out
 
 
 _Rows = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]  # time (Unix s), GPU code, GPU names, gpus

@@ -8,6 +8,8 @@ Fields left out take the catalog's per-mode defaults, and each default used is r
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.scenario_types import (
+    Commitment,
     Data,
     Jitter,
     JitterIn,
@@ -31,9 +34,11 @@ from gpuplan.inputs.scenario_types import (
     Range,
     Scenario,
     ScenarioIn,
+    Service,
     Step,
     Team,
     Workload,
+    with_service,
 )
 from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
@@ -311,13 +316,14 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         seen[offer.id] = i
         offers.append(offer)
 
+    start = model.start or scenario_today()
     workloads: list[Workload] = []
     wseen: dict[str, int] = {}
     for i, w in enumerate(model.workloads):
         if w.id in wseen:
             raise loc8.error(("workloads", i, "id"), f"duplicate workload id `{w.id}`", "workload ids must be unique.")
         wseen[w.id] = i
-        workloads.append(_resolve_workload(w, i, cat, loc8, sites))
+        workloads.append(_dated(_resolve_workload(w, i, cat, loc8, sites), w, i, start, loc8))
         bad = {"elastic"} & set(w.requires) and ({"compliance", "custom-driver"} & set(w.requires))
         if bad:
             raise loc8.error(("workloads", i, "requires"),
@@ -357,7 +363,59 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         market=resolve_market(model.market, dpm, loc8.error),
         sites=sites,
         links=links,
+        start=start,
+        commitments=_commitments(model, offers, start, loc8),
     )
+
+
+def scenario_today() -> date:
+    """The default `start:` of a scenario: today (UTC), or SOURCE_DATE_EPOCH's day when set (reproducible runs)."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date()
+    return datetime.now(tz=UTC).date()
+
+
+def _dated(r: Workload, w: Any, i: int, start: date, loc8: _Locator) -> Workload:
+    """The workload's `start:` (hours after the scenario's), `once:` and `service:` (issue 25)."""
+    offset = 0.0
+    if w.start is not None:
+        offset = (w.start - start).days * 24.0
+        if offset < 0:
+            raise loc8.error(("workloads", i, "start"), f"starts {w.start} before the scenario ({start})",
+                             "give a date on or after the scenario's `start:`, or move the scenario's start.")
+    service = None
+    if w.service is not None:
+        if w.kind != "inference":
+            raise loc8.error(("workloads", i, "service"), "`service:` sizes an inference service",
+                             "use it with `kind: inference`; `gpus` is then the GPUs of one replica.")
+        sv = w.service
+        prof = tuple(float(x) for x in sv.daily_profile) if sv.daily_profile is not None else (1.0,) * 24
+        service = Service(sv.peak, sv.unit, sv.per_replica, sv.min_replicas, prof, r.gpus)
+        if max(service.replicas()) <= 0:
+            raise loc8.error(("workloads", i, "service"), "the service never needs a replica",
+                             "give min_replicas >= 1 or a daily_profile with a share above 0.")
+        r = with_service(r, service)  # as one schedule: the peak's cards, the replica-hours of a day
+    return replace(r, start_hours=offset, once=bool(w.once))
+
+
+def _commitments(model: ScenarioIn, offers: list[Offer], start: date, loc8: _Locator) -> tuple[Commitment, ...]:
+    out = []
+    ids = {o.id: o for o in offers}
+    for i, c in enumerate(model.commitments):
+        o = ids.get(c.offer)
+        if o is None or o.mode != "bare-metal":
+            leases = ", ".join(x.id for x in offers if x.mode == "bare-metal") or "none"
+            raise loc8.error(("commitments", i, "offer"), f"`{c.offer}` is not a bare-metal offer of the scenario",
+                             f"name the lease's offer: {leases}.")
+        hours = (c.until - start).days * 24.0
+        if hours <= 0:
+            raise loc8.error(("commitments", i, "until"), f"the lease ended on {c.until}, before the scenario starts",
+                             "drop the commitment, or give the date it runs until.")
+        out.append(Commitment(c.offer, c.cards, c.until, hours, c.paid))
+    return tuple(out)
 
 
 def _resolve_sites(model: ScenarioIn, loc8: _Locator) -> tuple[tuple[str, ...], tuple[Link, ...]]:

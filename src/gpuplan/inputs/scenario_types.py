@@ -7,8 +7,10 @@ so any number can be traced back (`defaults_used`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -156,6 +158,26 @@ class OfferIn(_Strict):
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
 
 
+class ServiceIn(_Strict):
+    """`kind: inference` sized by load: replicas each hour = max(min_replicas, ceil(load / per_replica))."""
+
+    peak: Annotated[float, Field(gt=0)]
+    unit: Literal["requests/s", "tokens/s"]
+    per_replica: Annotated[float, Field(gt=0)]
+    min_replicas: Annotated[int, Field(ge=0, le=MAX_WORKLOAD_GPUS)] = 1
+    daily_profile: Annotated[list[Annotated[float, Field(ge=0, le=1)]], Field(min_length=24, max_length=24)] | None \
+        = None
+
+
+class CommitmentIn(_Strict):
+    """Cards already leased: capacity at no new rental until `until`."""
+
+    offer: str = Field(min_length=1)
+    cards: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
+    until: date
+    paid: bool = True
+
+
 class WorkloadIn(_Strict):
     id: str = Field(min_length=1)
     kind: Kind
@@ -175,6 +197,9 @@ class WorkloadIn(_Strict):
     checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
     window: str | None = None
+    start: date | None = None
+    once: bool = False
+    service: ServiceIn | None = None
 
     @field_validator("gpus")
     @classmethod
@@ -206,6 +231,8 @@ class ScenarioIn(_Strict):
     market: MarketIn | None = None
     sites: list[SiteIn] = Field(default_factory=list)
     links: list[LinkIn] = Field(default_factory=list)  # horizon, price drifts, demand growth (`gpuplan commit`)
+    start: date | None = None  # when the scenario starts (default: today, or SOURCE_DATE_EPOCH's day)
+    commitments: list[CommitmentIn] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -314,6 +341,10 @@ class Workload:
     speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
     data: Data | None = None
     checkpoint_hours: float = 1.0
+    start_hours: float = 0.0  # hours from the scenario's start to the workload's (`start:`)
+    once: bool = False  # runs once, from its start, for its duration (else an ongoing schedule)
+    service: Service | None = None  # an inference service sized by load
+
     share: float = 1.0  # a fraction of one card (`gpus: 0.5`; then gpus is 1), else 1
 
     @property
@@ -322,8 +353,41 @@ class Workload:
         return self.gpus * self.share
 
     @property
+    def end_hours(self) -> float:
+        """Hours from the scenario's start to the end of the workload's schedule."""
+        return self.start_hours + self.duration_hours
+
+    @property
     def duration_days(self) -> float:
         return self.duration_hours / 24
+
+
+@dataclass(frozen=True)
+class Service:
+    """`service:` of an inference workload: its load and one replica's throughput on the first GPU."""
+
+    peak: float
+    unit: str
+    per_replica: float
+    min_replicas: int
+    daily_profile: tuple[float, ...]  # 24 hourly shares of the peak (flat: all 1.0)
+    gpus_per_replica: int
+
+    def replicas(self) -> list[int]:
+        """Replicas in each hour of the day: max(min_replicas, ceil(peak x share / per_replica))."""
+        return [max(self.min_replicas, math.ceil(self.peak * x / self.per_replica - 1e-9))
+                for x in self.daily_profile]
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """Cards already signed for: `cards` of `offer` until `until_hours` after the scenario's start."""
+
+    offer: str
+    cards: int
+    until: date
+    until_hours: float
+    paid: bool
 
 
 @dataclass(frozen=True)
@@ -369,9 +433,23 @@ class Scenario:
     market: Market | None = None  # the `market:` section, when given (`gpuplan commit`)
     sites: tuple[str, ...] = ()
     links: tuple[Link, ...] = ()
+    start: date | None = None  # the scenario's first day
+    commitments: tuple[Commitment, ...] = ()
 
     def offer(self, offer_id: str) -> Offer:
         for o in self.offers:
             if o.id == offer_id:
                 return o
         raise KeyError(offer_id)
+
+
+def with_service(w: Workload, sv: Service) -> Workload:
+    """`w` as one schedule of its service `sv`: the peak hour's cards (`gpus`), for the replica-hours of
+    a day spread over them (`hours_per_day`), no window; `sv` keeps the hour-by-hour shape."""
+    from dataclasses import replace
+
+    replicas = sv.replicas()
+    peak = max(replicas)
+    if peak <= 0:
+        return replace(w, service=sv)
+    return replace(w, gpus=peak * sv.gpus_per_replica, hours_per_day=sum(replicas) / peak, window=None, service=sv)
