@@ -58,6 +58,9 @@ GPU sharing: work of a fraction of a card (`gpus: 0.5`) on an offer with `sharin
 time-slicing` adds the mode's interference (catalog `sharing`: MIG 0, isolated; MPS +8%, time-slicing
 +30%, each sourced) to the compute overhead; `card_slice` gives the fraction billed and its memory.
 
+A service (`service:`) steps as one replica: its replicas are independent, so communication and the
+straggler term take one replica's GPUs, not the whole fleet's.
+
 Ranges (`slowdown_range`): the slowdown at the favourable and the unfavourable corner of every overhead
 range (compute low/high, bandwidth fractions high/low) and, for an offer whose tenancy is unknown
 (`Offer.overhead_alt`: the dedicated figures), at both tenancies.
@@ -65,6 +68,7 @@ range (compute low/high, bandwidth fractions high/low) and, for an offer whose t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -377,9 +381,19 @@ def _corners(workload: Workload, offer: Offer, catalog: Catalog, ov: Overhead) -
             _evaluate(workload, offer, catalog, ov.compute.high, ov.intra_node.low, ov.inter_node.low, j).total]
 
 
+def _sync_group(workload: Workload) -> Workload:
+    """The GPUs that step together: all of them, but one replica of a service (`service:`), whose
+    replicas answer requests independently (no all-reduce, no waiting for the slowest of them)."""
+    sv = workload.service
+    if sv is None or sv.gpus_per_replica >= workload.gpus:
+        return workload
+    return dataclasses.replace(workload, gpus=sv.gpus_per_replica, requires=workload.requires - {"multi-node"})
+
+
 def slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
     """The slowdown and its terms (module docstring) at the middle of every overhead range, with its
     range (`low`, `high`) over the ranges' corners and, where the tenancy is unknown, both tenancies."""
+    workload = _sync_group(workload)
     ov = offer.overhead
     mid = _evaluate(workload, offer, catalog, ov.compute.mid, ov.intra_node.mid, ov.inter_node.mid, ov.jitter)
     values = [mid.total, *_corners(workload, offer, catalog, ov)]
