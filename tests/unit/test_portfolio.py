@@ -90,7 +90,7 @@ def test_work_moves_in_gpu_hours_by_the_speed_ratio() -> None:
     moved = on_gpu(w, "h100-sxm", CAT)
     assert moved.gpus_allowed[0] == "h100-sxm"
     assert moved.hours_per_day == pytest.approx(8 / 1.9)  # catalog gpu_speed mlperf-training-a100-h100-bf16
-    assert 8 / 1.9 > 8 * a.bf16_tflops / h.bf16_tflops
+    assert moved.hours_per_day > 8 * a.bf16_tflops / h.bf16_tflops  # slower than the roofline says
     assert moved.duration_hours == w.duration_hours and moved.gpus == 4
     # a slower GPU that needs more than 24 h a day: a longer calendar, the same GPU-hours
     w24 = scenario_from_text(_two_gpus(150.0, 9.0, 260.0, 20.0, "  - {id: w, kind: training, gpu: [h100-sxm, "
