@@ -13,7 +13,6 @@ CLI's `--help` none of the engines).
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,17 +167,11 @@ def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str |
 
 
 def load_measured(path: str | Path, catalog: Catalog) -> dict[str, Any]:
+    from gpuplan.limits import load_json
     from gpuplan.probe.overhead import measured_overhead
 
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GpuplanError(f"cannot read: {exc.strerror}", file=p,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
-    except json.JSONDecodeError as exc:
-        raise GpuplanError(f"not JSON: {exc.msg}", file=p, line=exc.lineno,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
+    data = load_json(p, hint="give the file `gpuplan probe -o json` wrote.")
     try:
         out = measured_overhead(data, catalog)
     except GpuplanError as exc:
@@ -775,12 +768,9 @@ def vendors(
                                hint=f"offers: {', '.join(ids)}")
         p = Path(measured)
         hint = "give the file `gpuplan probe -o json` wrote on the offer's node."
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint=hint) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise GpuplanError(f"not JSON: {exc}", file=p, hint=hint) from None
+        from gpuplan.limits import load_json
+
+        doc = load_json(p, hint=hint)
         try:
             found = probe_network(doc)
         except ValueError as exc:

@@ -23,7 +23,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplan.export.common import ExportFile, ExportOptions, ExportResult, dump, gpu_resource, header
+from gpuplan.errors import ExportError
+from gpuplan.export.common import (
+    ExportFile,
+    ExportOptions,
+    ExportResult,
+    check_file_name,
+    dump,
+    gpu_resource,
+    header,
+    one_line,
+)
 from gpuplan.export.gpus import SKYPILOT_K8S_RESOURCE_KEYS, SKYPILOT_LABEL, names
 from gpuplan.export.model import Assignment, Plan, slugify, spread
 
@@ -121,14 +131,24 @@ def export(plan: Plan, options: ExportOptions) -> ExportResult:
         head += "".join(f"# {line}\n" for line in context_notes(plan, options))
     files = []
     docs = []
-    for a in plan.assignments:
-        why = f"# {a.workload}: {a.gpus}x {a.gpu}, placement {a.placement}" + (
-            f" ({a.reason})" if a.reason else ""
+    written: dict[str, int] = {}
+    for i, a in enumerate(plan.assignments):
+        why = f"# {one_line(a.workload)}: {a.gpus}x {one_line(a.gpu)}, placement {a.placement}" + (
+            f" ({one_line(a.reason)})" if a.reason else ""
         )
-        notes = "".join(f"# Kubernetes: {line}\n" for line in kubernetes_notes(a, plan, options))
+        notes = "".join(f"# Kubernetes: {one_line(line)}\n" for line in kubernetes_notes(a, plan, options))
         body = why + "\n" + notes + dump(task(a, plan, options))
         docs.append(body)
-        files.append(ExportFile(f"{slugify(a.workload)}.sky.yaml", head + body))
+        stem = check_file_name(slugify(a.workload), f"workload {a.workload[:40]!r}", f"assignments[{i}].workload",
+                               plan.source)
+        if stem in written:  # `train a` and `train-a`: one file would silently replace the other
+            raise ExportError(f"workloads {plan.assignments[written[stem]].workload!r} and {a.workload!r} "
+                              f"would both be written to {stem}.sky.yaml", file=plan.source,
+                              field=f"assignments[{i}].workload",
+                              hint="give the workloads ids that differ in letters or digits, not only in "
+                                   "punctuation or case.")
+        written[stem] = i
+        files.append(ExportFile(f"{stem}.sky.yaml", head + body))
     if not docs:
         docs.append("# the plan assigns no workload\n{}\n")
     return ExportResult("skypilot", tuple(files), head + "---\n".join(docs))

@@ -22,10 +22,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from operator import methodcaller
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gpuplan import limits
 from gpuplan.errors import GpuplanError, ScenarioError
 
 if TYPE_CHECKING:
@@ -190,11 +191,31 @@ def from_csv(path: str | Path) -> Demand:
     except OSError as exc:
         raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
+    if raw.count(b"\n") > limits.MAX_DEMAND_ROWS + 1:
+        raise limits.over(raw.count(b"\n") - 1, limits.MAX_DEMAND_ROWS, what="", unit="rows", field=None, file=p,
+                          hint="aggregate the demand to hours (one row per hour and GPU type).")
     rows = _rows_fast(raw)
     when_s, code, names, gpus = rows if rows is not None else _rows_careful(p)
     if not len(when_s):
         raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
+    for name in names:
+        problem = limits.name_problem(name)
+        if problem is not None:
+            raise GpuplanError(f"the GPU name {name[:40]!r} {problem}", file=p, field="gpu",
+                               hint="GPU names are catalog ids such as h100-sxm or ascend-910b.")
+    big = np.flatnonzero(gpus > limits.MAX_DEMAND_GPUS)
+    if len(big):
+        raise limits.over(float(gpus[big[0]]), limits.MAX_DEMAND_GPUS, what="", unit="GPUs in one hour",
+                          field="gpus", file=p, line=_line_of(raw, int(big[0])),
+                          hint="check the demand's units (GPUs in use during the hour, not GPU-seconds).")
     t0 = float(when_s.min())
+    span = (float(when_s.max()) - t0) / 3600.0
+    if span >= limits.MAX_DEMAND_HOURS:
+        late = int(np.argmax(when_s))
+        raise limits.over(span, limits.MAX_DEMAND_HOURS, what="the first to the last time: ", unit="hours",
+                          field="time", file=p, line=_line_of(raw, late),
+                          hint="a demand covers at most 10 years; check that every time has the same form "
+                               "(epoch seconds, not milliseconds).")
     start_s = math.floor(t0 / 3600.0) * 3600.0
     start = datetime.fromtimestamp(start_s, tz=UTC)
     idx = np.floor((when_s - start_s) / 3600.0 + 1e-9).astype(np.int64)
@@ -233,6 +254,17 @@ def _once_column(raw: bytes, start_s: float, n: int) -> dict[str, np.ndarray]:
 
 
 _Rows = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]  # time (Unix s), GPU code, GPU names, gpus
+
+
+def _line_of(raw: bytes, row: int) -> int | None:
+    """The file line of the `row`-th data row (0-based), counting only lines that hold a row."""
+    seen = -1
+    for n, line in enumerate(raw.splitlines()[1:], start=2):
+        if line.strip(b" \t\r,\""):
+            seen += 1
+            if seen == row:
+                return n
+    return None
 
 
 def _rows_fast(raw: bytes) -> _Rows | None:
@@ -564,30 +596,44 @@ def _rows_careful(p: Path) -> _Rows:
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
     rows: list[tuple[float, str, float]] = []
     with f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            raise GpuplanError("the demand file is empty", file=p, line=1, hint="expected a header time,gpu,gpus.")
-        cols = [h.strip().lower() for h in header]
-        missing = [c for c in ("time", "gpu", "gpus") if c not in cols]
-        if missing:
-            raise GpuplanError(f"missing column(s) {', '.join(missing)}", file=p, line=1,
-                               hint="the header is time,gpu,gpus (the format `gpuplan audit --demand-out` writes).")
-        it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
-        for n, row in enumerate(reader, start=2):
-            if not row or all(not c.strip() for c in row):
-                continue
+        try:
+            return _careful_rows(p, csv.reader(f), rows)
+        except UnicodeDecodeError:
+            raw = p.read_bytes()
             try:
-                when = _parse_time(row[it])
-                gpus = float(row[ig2])
-            except (ValueError, IndexError, OverflowError):
-                raise GpuplanError(
-                    f"bad row {row!r}", file=p, line=n,
-                    hint="each row is an ISO time or epoch seconds, a GPU id, and a number of GPUs.") from None
-            if not math.isfinite(gpus) or gpus < 0:
-                raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
-                                   hint="demand is the number of GPUs in use during that hour.")
-            rows.append((when.timestamp(), row[ig].strip(), gpus))
+                raw.decode("utf-8")
+                at = 0
+            except UnicodeDecodeError as exc:
+                at = exc.start
+            raise GpuplanError(f"not UTF-8 text (byte {at:,})", file=p, line=raw.count(b"\n", 0, at) + 1,
+                               hint="save the demand CSV as UTF-8 (the format `gpuplan audit --demand-out` "
+                                    "writes).") from None
+
+
+def _careful_rows(p: Path, reader: Any, rows: list[tuple[float, str, float]]) -> _Rows:
+    header = next(reader, None)
+    if header is None:
+        raise GpuplanError("the demand file is empty", file=p, line=1, hint="expected a header time,gpu,gpus.")
+    cols = [h.strip().lower() for h in header]
+    missing = [c for c in ("time", "gpu", "gpus") if c not in cols]
+    if missing:
+        raise GpuplanError(f"missing column(s) {', '.join(missing)}", file=p, line=1,
+                           hint="the header is time,gpu,gpus (the format `gpuplan audit --demand-out` writes).")
+    it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
+    for n, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        try:
+            when = _parse_time(row[it])
+            gpus = float(row[ig2])
+        except (ValueError, IndexError, OverflowError):
+            raise GpuplanError(
+                f"bad row {row!r}", file=p, line=n,
+                hint="each row is an ISO time or epoch seconds, a GPU id, and a number of GPUs.") from None
+        if not math.isfinite(gpus) or gpus < 0:
+            raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
+                               hint="demand is the number of GPUs in use during that hour.")
+        rows.append((when.timestamp(), row[ig].strip(), gpus))
     names: dict[str, int] = {}
     code = np.array([names.setdefault(r[1], len(names)) for r in rows], dtype=np.int64)
     return (np.array([r[0] for r in rows], dtype=np.float64), code, list(names),
@@ -614,7 +660,12 @@ def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
     t0 = float(tr.submit.min())
     start_h = (tr.submit - t0) / 3600.0
     end_h = start_h + tr.duration / 3600.0
-    n = max(1, math.ceil(float(end_h.max())))
+    last = float(end_h.max())
+    if not last < limits.MAX_DEMAND_HOURS:  # also NaN
+        raise limits.over(last, limits.MAX_DEMAND_HOURS, what="the first submission to the last end: ",
+                          unit="hours", field=None, file=path,
+                          hint="a demand covers at most 10 years; replay a sample, or check the times' unit.")
+    n = max(1, math.ceil(last))
     types = tr.gpu_type if tr.gpu_type is not None else np.array([None] * len(start_h), dtype=object)
     by_gpu: dict[str, np.ndarray] = {}
     for gpu in sorted({str(g) if g else default_gpu for g in types}):

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gpuplan import limits
 from gpuplan.inputs.market import LeaseTerm, Market, MarketIn, TermIn
 
 Mode = Literal["bare-metal", "container"]  # how an offer is billed: a lease, or elastic
@@ -27,11 +28,16 @@ PricePer = Literal["gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", 
 InterconnectKind = Literal["nvlink", "hccs", "pcie", "none"]
 Rdma = Literal["none", "roce", "infiniband"]
 
-# Input limits (issue 14): past them a scenario is refused with exit 2 instead of running out of memory.
-MAX_WORKLOAD_GPUS = 100_000
-MAX_WORKLOADS = 10_000
+# Input limits (issue 14, one table since issue 27: gpuplan.limits): past them, exit 2 instead of running out of memory.
+MAX_WORKLOAD_GPUS = limits.MAX_GPUS_PER_WORKLOAD
+MAX_WORKLOADS = limits.MAX_WORKLOADS
+# An id or a name: one line of printable text of at most limits.MAX_NAME_CHARS characters.
+Name = Annotated[str, Field(min_length=1), AfterValidator(limits.check_name)]
+Text = Annotated[str, AfterValidator(limits.check_name)]
 
-NonNeg = Annotated[float, Field(ge=0)]
+# Every other number is at most limits.MAX_QUANTITY in its unit (also refuses .inf): sums stay finite.
+NonNeg = Annotated[float, Field(ge=0, le=limits.MAX_QUANTITY)]
+Positive = Annotated[float, Field(gt=0, le=limits.MAX_QUANTITY)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
 
 
@@ -88,7 +94,7 @@ class OverheadIn(_Strict):
 
 
 class NetworkIn(_Strict):
-    gbps: Annotated[float, Field(gt=0)] | None = None
+    gbps: Positive | None = None
     rdma: Rdma | None = None
     nic: Nic | None = None
 
@@ -96,8 +102,8 @@ class NetworkIn(_Strict):
 class StepIn(_Strict):
     """One training step from first principles (communication from the all-reduce cost)."""
 
-    compute_s: Annotated[float, Field(gt=0)]
-    gradient_gb: Annotated[float, Field(ge=0)]
+    compute_s: Positive
+    gradient_gb: NonNeg
     overlap: Annotated[float, Field(ge=0, le=1)] = 0.0
 
 
@@ -109,15 +115,15 @@ class SupportIn(_Strict):
 
 
 class SiteIn(_Strict):
-    id: str = Field(min_length=1)
+    id: Name
 
 
 class LinkIn(_Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    from_: str = Field(alias="from", min_length=1)
-    to: str = Field(min_length=1)
-    gbps: Annotated[float, Field(gt=0)]
+    from_: Name = Field(alias="from")
+    to: Name
+    gbps: Positive
     cost_per_gb: NonNeg = 0.0
     latency_ms: NonNeg | None = None
     one_way: bool = False
@@ -125,29 +131,29 @@ class LinkIn(_Strict):
 
 class DataIn(_Strict):
     size_gb: NonNeg
-    site: str = Field(min_length=1)
+    site: Name
     moves: Literal["once", "per-run", "daily"] = "once"
 
 
 class OfferIn(_Strict):
-    id: str | None = Field(default=None, min_length=1)
-    use: str | None = None
-    provider: str | None = None
-    gpu: str | None = None
+    id: Name | None = None
+    use: Name | None = None
+    provider: Text | None = None
+    gpu: Name | None = None
     mode: Platform | None = None
     tenancy: Tenancy | None = None
     price: PriceIn | None = None
     lease_unit: Literal["gpu", "node"] | None = None
     gpus_per_node: Annotated[int, Field(ge=1, le=64)] | None = None
     min_term: str | None = None
-    network_gbps: Annotated[float, Field(gt=0)] | None = None
+    network_gbps: Positive | None = None
     interconnect: InterconnectKind | None = None
     rdma: Rdma | None = None
     network: NetworkIn | None = None
     setup: str | None = None
     ops: str | None = None
     overhead: OverheadIn | None = None
-    site: str | None = None  # where the offer's GPUs are (a `sites:` id)
+    site: Name | None = None  # where the offer's GPUs are (a `sites:` id)
     remote_data: bool = False  # reads data across sites in place (no copy before the run)
     support: SupportIn | None = None
     spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
@@ -179,9 +185,9 @@ class CommitmentIn(_Strict):
 
 
 class WorkloadIn(_Strict):
-    id: str = Field(min_length=1)
+    id: Name
     kind: Kind
-    gpu: str | list[str]
+    gpu: Name | list[Name]
     # whole cards, or a fraction of one card (0.5, 0.25) for work that shares it (issue 24)
     gpus: Annotated[float, Field(gt=0, le=MAX_WORKLOAD_GPUS)]
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
@@ -191,8 +197,8 @@ class WorkloadIn(_Strict):
     communication: Fraction | None = None
     step: StepIn | None = None
     data_wait: Fraction | None = None
-    memory_gb: Annotated[float, Field(gt=0)] | None = None
-    speed: dict[str, Annotated[float, Field(gt=0)]] | None = None
+    memory_gb: Positive | None = None
+    speed: dict[str, Positive] | None = None
     data: DataIn | None = None
     checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
@@ -226,7 +232,7 @@ class ScenarioIn(_Strict):
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
     team: TeamIn = Field(default_factory=TeamIn)
     days_per_month: Annotated[float, Field(ge=28, le=31)] = 30.0
-    offers: list[OfferIn] = Field(min_length=1)
+    offers: list[OfferIn] = Field(min_length=1, max_length=limits.MAX_OFFERS)
     workloads: list[WorkloadIn] = Field(min_length=1, max_length=MAX_WORKLOADS)
     market: MarketIn | None = None
     sites: list[SiteIn] = Field(default_factory=list)
