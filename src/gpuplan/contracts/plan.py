@@ -20,7 +20,7 @@ SCHEMA = "gpuplan.plan/1"
 LeaseUnit = Literal["gpu", "node"]
 Placement = Literal["bare-metal", "container", "split"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
-Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
+Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic", "no-preemption"]
 
 Money = float | None
 

@@ -6,6 +6,8 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     run_hours    = hours_per_day * active_days * s * g        (s: perf slowdown, g: GPU speed factor)
     daily_run    = min(24, hours_per_day * s * g)             (slower work runs longer each day, up to 24 h)
     run_hours   x= k, the rework factor of interruptions (models.delays: lost work re-run, paid)
+    run_hours   x= E[T] / W on spot capacity (models.preemption: work lost to reclaims and restarts,
+                   re-run and paid; the rate's middle for time and the mid total, its ends for low/high)
     calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed,
                    + a `once` data transfer (before the first step)
                    + max(0, spread waits - slack), spread waits = recovery from interruptions + per-run
@@ -23,6 +25,7 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
     transfer = moves x GB x the route's cost per GB (data to an offer at another site)
     total  = rental + ops + setup + transfer
+    p90_wall = wall_hours + the calendar the p90 of the spot running hours adds (= wall_hours off spot)
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
     per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
                 (the calendar time of the work as scheduled, never a span the slowdown stretched;
@@ -42,6 +45,7 @@ from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
 from gpuplan.models.perf import Slowdown, slowdown
+from gpuplan.models.preemption import MAX_STRETCH, LostWork, lost_work
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
 
@@ -75,6 +79,39 @@ class OptionCost:
     days_after_work: float
     transfer: Transfer = NO_TRANSFER
     interruptions: Interruptions = Interruptions(0.0, 0.0, 0.0)
+    preemption: LostWork | None = None  # spot capacity only
+    p90_wall_hours: float = 0.0
+
+
+def restart_hours(workload: Workload, offer: Offer) -> float:
+    """One restart after a reclaim: the offer's `preemption.restart`, else its reschedule wait + reloading
+    the workload's data over the node network (when both are known)."""
+    p = offer.preemption
+    if p is not None and p.restart_hours is not None:
+        return p.restart_hours
+    reload = 0.0
+    if workload.data is not None and offer.network_gbps:
+        reload = workload.data.size_gb * 8 / offer.network_gbps / 3600
+    return offer.recovery_hours + reload
+
+
+def spot_lost_work(workload: Workload, offer: Offer, work_hours: float, daily_run: float,
+                   rate: float | None = None) -> LostWork:
+    """`models.preemption.lost_work` of `workload` on the spot `offer` (`rate`: per node-hour, default
+    the middle of the offer's)."""
+    p = offer.preemption
+    assert p is not None
+    around_the_clock = workload.hours_per_day >= 24 and workload.days_per_week == 7
+    return lost_work(work_hours, workload.gpus, rate_per_node_hour=p.rate.mid if rate is None else rate,
+                     gpus_per_node=offer.gpus_per_node, checkpoint_hours=workload.checkpoint_hours,
+                     restart_hours=restart_hours(workload, offer), max_lifetime_hours=p.max_lifetime_hours,
+                     session_hours=None if around_the_clock else daily_run,
+                     keeps_state=workload.kind != "inference")
+
+
+def _spot_factor(lw: LostWork) -> float:
+    # an option that cannot finish is priced at the limit (a lower bound) and marked infeasible by advise
+    return lw.factor
 
 
 def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
@@ -134,10 +171,22 @@ def option_cost(
     dpw = workload.days_per_week
     active = active_days(duration, dpw)
     intr = interruptions(workload, offer, h * active * stretch)
-    stretch *= rework_factor(workload, offer)  # lost work is re-run: more running hours, paid like any other
+    # lost work is re-run: more running hours, paid like any other
+    stretch *= min(MAX_STRETCH, rework_factor(workload, offer, h * active * stretch))
+    lw = lw_low = lw_high = None
+    if offer.preemption is not None:
+        work, day = h * active * stretch, min(24.0, h * stretch)
+        lw = spot_lost_work(workload, offer, work, day)
+        lw_low = spot_lost_work(workload, offer, work, day, offer.preemption.rate.low)
+        lw_high = spot_lost_work(workload, offer, work, day, offer.preemption.rate.high)
+        stretch *= _spot_factor(lw)
     run_hours = h * active * stretch
     daily_run = min(24.0, h * stretch)
     calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
+    p90_extra = 0.0
+    if lw is not None and run_hours > 0:
+        p90_run = run_hours * lw.p90_hours / lw.expected_hours
+        p90_extra = calendar_days(p90_run / daily_run, dpw) * 24 - calendar_hours
     tr = transfer(workload, offer, scenario, active)
     once = tr.hours if workload.data is not None and workload.data.moves == "once" else 0.0
     spread = intr.recovery_hours + tr.hours - once
@@ -169,6 +218,9 @@ def option_cost(
         ops = tariff.lease_ops(g, lease_hours)
     setup = tariff.setup_cost
     r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
+    if lw is not None and lw_low is not None and lw_high is not None:  # the rate's ends with the price's
+        r_low *= _spot_factor(lw_low) / _spot_factor(lw)
+        r_high *= _spot_factor(lw_high) / _spot_factor(lw)
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
     total_mid = r_mid + ops + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
@@ -201,6 +253,8 @@ def option_cost(
         days_after_work=days_after,
         transfer=tr,
         interruptions=intr,
+        preemption=lw,
+        p90_wall_hours=wall_hours + p90_extra,
     )
 
 
@@ -220,7 +274,12 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     What does not depend on x (the slowdown, the rework factor, the tariff's billed GPUs, ops rate and
     setup, and for hours per day the active days) is worked out once; the rest is `option_cost`'s own
     arithmetic in the same order, so that the searches, which look for exact zeros and compare signs,
-    land where they did when they priced each x in full."""
+    land where they did when they priced each x in full. Spot offers and work without checkpoints,
+    whose lost work is not linear in the running hours, are priced in full at each x."""
+    if offer.preemption is not None or math.isinf(workload.checkpoint_hours):
+        def full(x: float) -> float:
+            return option_cost(workload, offer, scenario, catalog, **{over: x}).decision
+        return full
     sd = _slowdown(workload, offer, catalog)
     stretch0 = sd.total * sd.gpu_speed_factor
     stretch = stretch0 * rework_factor(workload, offer)
