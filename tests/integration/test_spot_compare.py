@@ -68,7 +68,7 @@ def test_with_30_minute_checkpoints_spot_wins_and_counts_its_lost_work(tmp_path:
     assert spot["cost"]["rental"] == pytest.approx(spot["time"]["gpu_hours_used"] * 2.064, rel=1e-6)
     assert spot["time"]["p90_wall_hours"] > spot["time"]["wall_hours"]
     words = [r for r in w["recommendation"]["reasons"] if r.startswith("spot h100-spot costs 30% of h100-on-demand")]
-    assert words and "25% of its GPU-hours" in words[0] and "0.5-hour checkpoint interval" in words[0]
+    assert words and "24.7% of its GPU-hours" in words[0] and "0.5-hour checkpoint interval" in words[0]
 
 
 def test_no_preemption_and_compliance_never_run_on_spot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,11 @@ leased context. A job larger than one server is `num_nodes` nodes of `accelerato
 Contexts are options (--leased-context, --elastic-context); the accelerator name is SkyPilot's
 (gpus.py; e.g. H100, A100-80GB), overridable per GPU with --accelerator GPU=NAME.
 
+Work the plan places on spot (issue 26) asks for spot first and falls back to on demand:
+`ordered: [{use_spot: true}, {use_spot: false}]` on --spot-infra (any enabled cloud when not given;
+SkyPilot's Kubernetes infra has no spot), and `job_recovery: FAILOVER` so that a managed job
+(`sky jobs launch`) is relaunched where capacity is after a reclaim, resuming from its checkpoints.
+
 SkyPilot's Kubernetes backend finds GPU nodes by the model label (NVIDIA GPU feature discovery's for
 the names in its canonical list, else `skypilot.co/accelerator=<name in lower case>`) and requests
 the `nvidia.com/gpu` / `amd.com/gpu` resource (TPU and Neuron aside); any other resource key (Ascend's
@@ -34,6 +39,15 @@ def task(a: Assignment, plan: Plan, options: ExportOptions) -> dict[str, Any]:
     leased = {"infra": f"k8s/{options.leased_context}"}
     elastic = {"infra": f"k8s/{options.elastic_context}"}
     resources: dict[str, Any] = {"accelerators": f"{accelerator(a.gpu, options)}:{per_node}"}
+    if a.placement == "spot":
+        where = {"infra": options.spot_infra} if options.spot_infra else {}
+        resources["ordered"] = [{**where, "use_spot": True}, {**where, "use_spot": False}]
+        resources["job_recovery"] = {"strategy": "FAILOVER"}
+        spot: dict[str, Any] = {"name": slugify(a.workload)}
+        if nodes > 1:
+            spot["num_nodes"] = nodes
+        spot["resources"] = resources
+        return spot
     candidates = []
     if pool.reserved_gpus:
         candidates.append(leased)
