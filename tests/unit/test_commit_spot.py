@@ -12,6 +12,7 @@ from gpuplan.engines.commit import commit
 from gpuplan.inputs.catalog import load_catalog
 from gpuplan.inputs.scenario import load_scenario
 
+
 def _text() -> str:
     from test_plan_spot import SCENARIO as TEXT
 
