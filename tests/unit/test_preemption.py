@@ -8,7 +8,7 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gpuplan.engines.cost import option_cost
@@ -119,6 +119,7 @@ def _spot_cost(rate: float, ckpt_min: int, gpus: int = 64, days: int = 30) -> fl
 
 @settings(max_examples=40, deadline=None)
 @given(rate=st.floats(0.0, 0.2), more=st.floats(0.001, 0.2), ckpt=st.integers(5, 600), gpus=st.integers(1, 256))
+@example(rate=5e-324, more=0.125, ckpt=5, gpus=1)  # a denormal rate: 1/rate overflowed to a NaN cost
 def test_spot_cost_rises_with_the_rate(rate: float, more: float, ckpt: int, gpus: int) -> None:
     assert _spot_cost(rate + more, ckpt, gpus) >= _spot_cost(rate, ckpt, gpus)
 

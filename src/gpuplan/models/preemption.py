@@ -76,8 +76,10 @@ def segment_moments(lam: float, tau: float, r: float) -> tuple[float, float, flo
     if lam <= 0 or tau <= 0:
         return 0.0, tau, 0.0
     x = lam * tau
+    if x <= 0.0:  # a rate so small that lam x tau underflows: no reclaim
+        return 0.0, tau, 0.0
     q = math.expm1(x)
-    e_seg = q * (1 / lam + r)
+    e_seg = tau * (q / x) + q * r  # q (1/lam + r), without 1/lam (which overflows for a denormal lam)
     # X | X < tau, X ~ Exp(lam); for a small lam tau the closed forms cancel: their series instead
     if x < 1e-4:
         m = tau / 2 - lam * tau * tau / 12
