@@ -35,6 +35,7 @@ from gpuplan.export.common import (
     gpu_resource,
     header,
     memory_for,
+    one_line,
 )
 from gpuplan.export.gpus import GFD_LABEL, PLAN_GPU_LABEL, node_labels
 from gpuplan.export.model import Plan
@@ -113,8 +114,9 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
     objs: list[dict[str, Any]] = []
 
     # Priorities: core work (training, inference, anything not an experiment) over experiments.
-    core = [a.workload for a in plan.assignments if a.core]
-    experiments = [a.workload for a in plan.assignments if not a.core]
+    # prose in a YAML value: escaped to one line like the comments (PyYAML writes U+2028 raw otherwise)
+    core = [one_line(a.workload) for a in plan.assignments if a.core]
+    experiments = [one_line(a.workload) for a in plan.assignments if not a.core]
     objs.append(
         _obj(
             options,
