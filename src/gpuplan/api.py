@@ -414,7 +414,7 @@ class SimulateResult:
 
     def meta(self) -> dict[str, Any]:
         """The heading the table and markdown renderers show above the runs."""
-        from gpuplan.sim.render import heading
+        from gpuplan.render.simulate import heading
 
         return heading(trace=self.trace, fmt=self.format, records=self.records, gpu_hours=self.gpu_hours,
                        wait_hours=self.wait_hours, queueing=self.queueing, packing=self.packing,

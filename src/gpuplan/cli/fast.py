@@ -143,7 +143,7 @@ def run_simulate(args: list[str]) -> int | None:
 
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return 0
-    from gpuplan.sim.render import heading, render_markdown, render_table
+    from gpuplan.render.simulate import heading, render_markdown, render_table
 
     meta = heading(trace=str(Path(str(opts["trace"]))), fmt=trace["format"], records=trace["records"],
                    gpu_hours=trace["gpu_hours"], wait_hours=float(trace["wait_hours"]),

@@ -298,7 +298,7 @@ def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
             y_fmt=f.money_short, y_zero=False,
             lines=[svg.Line(t("report.trade_off", lang), [(w, c) for w, c, _ in pts_sorted], "#CC79A7", dots=True,
                             point_labels=labels)])), t("report.trade_note", lang)))
-    from gpuplan.sim.render import recommendation_lines
+    from gpuplan.render.simulate import recommendation_lines
 
     doc = d if isinstance(d, dict) and "runs" in d else {"runs": runs}
     rec = doc.get("recommended")
