@@ -729,7 +729,8 @@ def probe(
     *, root: str | Path = "/", bench: bool = False, catalog: str | Path | None = None, lang: Lang = "en"
 ) -> dict[str, Any]:
     """Inspect this node (or the /proc and /sys tree under `root`): the `gpuplan.probe/1` document."""
-    from gpuplan.probe import probe_node, to_json
+    from gpuplan.contracts.probe_document import to_json
+    from gpuplan.probe import probe_node
 
     return to_json(probe_node(root, bench=bench, catalog=_catalog(catalog)), lang)
 

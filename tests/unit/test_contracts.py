@@ -168,7 +168,8 @@ def assert_valid(name: str, data: Any) -> BaseModel:
 
 
 def probe_docs(tmp_path: Path) -> dict[str, dict[str, Any]]:
-    from gpuplan.probe import probe_node, to_json
+    from gpuplan.contracts.probe_document import to_json
+    from gpuplan.probe import probe_node
 
     npu_text = (GOLDEN / "npu-smi-info-910b.txt").read_text()
 

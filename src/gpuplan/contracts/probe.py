@@ -1,4 +1,4 @@
-"""`gpuplan.probe/1`: what `gpuplan probe -o json` prints (`probe.to_json`), and what `compare --measured`
+"""`gpuplan.probe/1`: what `gpuplan probe -o json` prints (`contracts.probe_document.to_json`), and what `compare --measured`
 reads back.
 
 Every probe is best effort: a value the node does not reveal is null, and `evidence` lists what was
