@@ -565,13 +565,13 @@ class AuditReport:
     def document(self, demand_file: str | Path | None = None) -> AuditDoc:
         """The `gpuplan.audit/1` contract every audit renderer reads (`demand_file`: where the caller
         wrote `demand.csv`)."""
-        from gpuplan.telemetry.document import audit_document
+        from gpuplan.contracts.audit_document import audit_document
 
         return audit_document(self.result, self.demand_info(demand_file))
 
     def to_json(self, demand_file: str | Path | None = None) -> dict[str, Any]:
         """What `audit -o json` prints: the contract as JSON."""
-        from gpuplan.telemetry.document import document_json
+        from gpuplan.contracts.audit_document import document_json
 
         return document_json(self.document(demand_file))
 

@@ -67,8 +67,8 @@ def test_object_walk_sees_a_missing_required() -> None:
 def test_schema_field_is_const_and_matches_the_renderers() -> None:
     from gpuplan import probe
     from gpuplan.engines import plan_document as plan
+    from gpuplan.render import audit as report
     from gpuplan.render import compare
-    from gpuplan.telemetry import report
 
     for name, module in (("compare", compare), ("plan", plan), ("audit", report), ("probe", probe)):
         assert contracts.schema_id(name) == module.SCHEMA
@@ -212,8 +212,8 @@ def test_probe_documents_validate(tmp_path: Path) -> None:
 
 
 def test_audit_without_price_and_without_timestamps_validates(tmp_path: Path) -> None:
+    from gpuplan.contracts.audit_document import to_json
     from gpuplan.telemetry import Collector, analyze, read_into
-    from gpuplan.telemetry.document import to_json
 
     col = Collector()
     read_into([write_nvsmi(tmp_path / "n1.csv")], col)

@@ -74,7 +74,7 @@ def audit(
 ) -> None:
     """What your GPUs really did: utilisation, idle money, data-starved jobs, and the demand curve."""
     from gpuplan import api
-    from gpuplan.telemetry.report import render_markdown, render_table
+    from gpuplan.render.audit import render_markdown, render_table
 
     report = api.audit(
         list(files or []),

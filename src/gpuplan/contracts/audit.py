@@ -1,4 +1,4 @@
-"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (built by `telemetry.document`; every audit
+"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (built by `contracts.audit_document`; every audit
 renderer reads it).
 
 Shares and utilisation are ratios 0..1; hours are GPU-hours observed; money is null without a price
@@ -12,6 +12,10 @@ from typing import Literal
 from pydantic import Field
 
 from gpuplan.contracts._base import Count, Int, Record
+
+# the classes in the order the renderers list them, and the thresholds that sort GPUs into them (`--explain`)
+from gpuplan.telemetry.rules import CLASSES as CLASSES
+from gpuplan.telemetry.rules import rules as rules
 
 SCHEMA = "gpuplan.audit/1"
 

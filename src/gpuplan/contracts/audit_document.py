@@ -1,7 +1,7 @@
 """The audit as its `gpuplan.audit/1` contract: the engine's result, rounded and labelled.
 
 `audit -o json`, the tables, markdown and the HTML report all read this document
-(`gpuplan.telemetry.report` renders it); none of them reads the engine's dataclasses.
+(`gpuplan.render.audit` renders it); none of them reads the engine's dataclasses.
 """
 
 from __future__ import annotations
