@@ -109,7 +109,7 @@ class CompareResult:
 
     def document(self, lang: str = "en", explain: bool = False) -> CompareDoc:
         """The `gpuplan.compare/1` contract every compare renderer reads (`explain`: with formula lines)."""
-        from gpuplan.engines.compare_document import compare_document
+        from gpuplan.contracts.compare_document import compare_document
 
         return compare_document(self, lang, explain)
 
@@ -117,7 +117,7 @@ class CompareResult:
         """What `compare -o json` prints: `render.compare.compare_json(self.document(...))`, the same
         data, built without validating the contract again (on big scenarios the validation cost more
         than the document; the contract tests check the two agree)."""
-        from gpuplan.engines.compare_document import compare_data
+        from gpuplan.contracts.compare_document import compare_data
 
         return compare_data(self, lang, explain)
 
@@ -126,7 +126,7 @@ class CompareResult:
         """`document_data` without its `workloads` (its last key), and the workloads one at a time,
         made as asked for: a writer prints each and lets it go (a big scenario's document is never
         whole in memory)."""
-        from gpuplan.engines.compare_document import compare_data_stream
+        from gpuplan.contracts.compare_document import compare_data_stream
 
         return compare_data_stream(self, lang, explain)
 
@@ -281,7 +281,7 @@ def plan_document(
     sizing bursts at once, so every size would meet any budget. With a trace its jobs are replayed (the
     `simulate` engine); with a demand curve or schedules the GPU-hours queue as a fluid
     (`engines.waiting`)."""
-    from gpuplan.engines.plan_document import plan_document as build
+    from gpuplan.contracts.plan_document import plan_document as build
     from gpuplan.errors import UsageError
 
     if max_wait and trace is not None and not isinstance(scenario, str | Path):
@@ -870,9 +870,9 @@ def commit(
     """
     import os
 
+    from gpuplan.contracts.commit_document import commit_view
     from gpuplan.engines.commit import commit as run_commit
     from gpuplan.engines.commit import default_drifts
-    from gpuplan.engines.commit_document import commit_view
     from gpuplan.errors import UsageError
 
     if paths < 1 or paths > 1_000_000:

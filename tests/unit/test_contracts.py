@@ -66,7 +66,7 @@ def test_object_walk_sees_a_missing_required() -> None:
 
 def test_schema_field_is_const_and_matches_the_renderers() -> None:
     from gpuplan import probe
-    from gpuplan.engines import plan_document as plan
+    from gpuplan.contracts import plan_document as plan
     from gpuplan.render import audit as report
     from gpuplan.render import compare
 
