@@ -9,6 +9,7 @@ from _probe_fakes import bare_metal_tree, container_on_vm_tree, vm_tree
 
 from gpuplan.contracts import validate
 from gpuplan.contracts.probe_document import to_json
+from gpuplan.contracts.vendors_document import vendors_json
 from gpuplan.engines.vendors import (
     CHECK_IDS,
     MeasuredNetwork,
@@ -20,7 +21,6 @@ from gpuplan.inputs.catalog import load_catalog
 from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.inputs.scenario_types import Scenario
 from gpuplan.probe import probe_node
-from gpuplan.render.vendors import vendors_json
 
 CAT = load_catalog()
 ROOT = Path(__file__).resolve().parents[2]

@@ -184,7 +184,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
                 "charts": [_markup(cost_chart), _markup(bars), _markup(wall)],
             }
         )
-    from gpuplan.render.vendors import vendors_json
+    from gpuplan.contracts.vendors_document import vendors_json
 
     vendors = vendors_json(result.vendors(), lang)  # the article's checklist, with evidence
     return {
