@@ -251,9 +251,11 @@ def plan(
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         # workloads on a GPU the trace never names keep their own schedule (never dropped)
         from gpuplan.sim.limits import check_trace_rows
+        from gpuplan.sim.traces import read_trace
 
         check_trace_rows(trace)  # past 10 million rows: exit 2 before reading it
-        dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format), scen.workloads)
+        jobs = read_trace(trace, trace_format)
+        dem = demand_mod.add_schedules(demand_mod.from_trace(jobs, gpus[0], trace), scen.workloads)
     else:
         dem = demand_mod.from_schedules(scen.workloads)
     unknown = sorted(set(dem.by_gpu) - {o.gpu for o in scen.offers})

@@ -33,7 +33,6 @@ ALLOWED_CYCLES: list[set[str]] = [
     {"gpuplan.telemetry.nvsmi", "gpuplan.telemetry.samples"},
     # this branch ("layers") removes these two in its later commits
     {"gpuplan.api", "gpuplan.export", "gpuplan.export.common", "gpuplan.export.model"},
-    {"gpuplan.inputs.demand", "gpuplan.sim", "gpuplan.sim.replay"},
 ]
 ALLOWED_LONG_FUNCTIONS = {
     ("gpuplan/web/app.py", "create_app"),
