@@ -817,7 +817,7 @@ def export(
     import re
 
     from gpuplan.errors import UsageError
-    from gpuplan.export import ExportOptions, load_plan
+    from gpuplan.export import ExportOptions, load_plan, parse_plan
     from gpuplan.export import export as run_export
 
     if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name) or len(name) > 40:
@@ -838,7 +838,10 @@ def export(
         accelerators=dict(accelerators or {}),
         generated_at=generated_at,
     )
-    plan_ = load_plan(source, catalog=catalog)
+    if Path(source).suffix.lower() in (".yaml", ".yml") and Path(source).is_file():  # a scenario: plan it here
+        plan_ = parse_plan(plan_scenario(str(source), catalog=str(catalog) if catalog else None), str(source))
+    else:
+        plan_ = load_plan(source)
     return run_export(target, plan_, options)
 
 

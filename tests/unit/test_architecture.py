@@ -31,8 +31,6 @@ ALLOWED_CYCLES: list[set[str]] = [
     {"gpuplan.web.app", "gpuplan.web.server"},
     {"gpuplan.cli.fast", "gpuplan.cli.compare_fast", "gpuplan.cli.plan_fast"},
     {"gpuplan.telemetry.nvsmi", "gpuplan.telemetry.samples"},
-    # this branch ("layers") removes these two in its later commits
-    {"gpuplan.api", "gpuplan.export", "gpuplan.export.common", "gpuplan.export.model"},
 ]
 ALLOWED_LONG_FUNCTIONS = {
     ("gpuplan/web/app.py", "create_app"),
