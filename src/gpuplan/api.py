@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
+from gpuplan.inputs.starter import STARTER as STARTER  # the public name, re-exported
 
 if TYPE_CHECKING:
     from gpuplan.contracts.audit import AuditResult as AuditDoc
@@ -38,43 +39,6 @@ if TYPE_CHECKING:
 Lang = Literal["en", "zh"]
 DemandMode = Literal["util", "busy"]
 ExportTarget = Literal["kueue", "slurm", "volcano", "skypilot"]
-
-STARTER = """\
-# gpuplan scenario, version 1. Every amount is in `currency`.
-# Durations: 90m, 12h, 30d, 2w. Prices: amount (or [low, high]) per gpu-hour|gpu-day|gpu-month|node-...
-version: 1
-currency: CNY
-team:
-  engineer_hour_cost: 150      # money per hour of ops engineer time (leave out: ops counted as 0, with a warning)
-  researcher_hour_cost: 0      # money per hour of waiting for results (0 = ignore time)
-offers:
-  - id: bm-910b
-    gpu: ascend-910b           # `gpuplan catalog gpus` lists GPU ids
-    mode: bare-metal           # bare-metal | vm | container (the price says how it bills)
-    price: {amount: [180, 260], per: gpu-day}
-    min_term: 30d              # shortest rental paid for
-    # network: {gbps: 200, rdma: roce}   # node network; rdma: none | roce | infiniband
-    # support: {response: 4h, coverage: 24x7}   # the vendor's commitment: repair waits depend on it
-    # setup, ops and overhead default by mode (see `gpuplan catalog offers` and the README)
-  - id: ct-910b
-    gpu: ascend-910b
-    mode: container
-    # tenancy: shared-node     # dedicated | shared-node (the article's 10-15% jitter) | shared-gpu
-    price: {amount: [8, 12], per: gpu-hour}
-  # - use: aws-p5-h100         # or start from a catalog offer and override fields
-workloads:
-  - id: experiments
-    kind: experiment           # training | fine-tuning | experiment | inference
-    gpu: ascend-910b
-    gpus: 4
-    hours_per_day: 6
-    days_per_week: 7
-    duration: 30d
-    utilization: 0.8           # share of running time the GPUs do work (`gpuplan audit` measures it)
-    # communication: 0.05      # non-overlapped communication share of a step; default by kind
-    # requires: []             # compliance, custom-driver, multi-node, isolation, elastic
-"""
-"""The commented starter scenario (`gpuplan init` writes it; the web page starts from it)."""
 
 
 def _catalog(catalog: str | Path | Catalog | None) -> Catalog:
