@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.starter import STARTER as STARTER  # the public name, re-exported
+from gpuplan.inputs.units import parse_time as parse_time  # re-exported (was defined here)
 
 if TYPE_CHECKING:
     from gpuplan.contracts.audit import AuditResult as AuditDoc
@@ -540,37 +541,6 @@ class AuditReport:
         from gpuplan.contracts.audit_document import document_json
 
         return document_json(self.document(demand_file))
-
-
-def parse_time(text: str, now: float, field: str) -> float:
-    """`7d` (that long before now), an ISO 8601 time (UTC if no zone), or unix seconds."""
-    from datetime import UTC, datetime
-
-    from gpuplan.errors import UsageError
-    from gpuplan.inputs.units import UnitError, parse_duration
-
-    value = text.strip()
-    if value.lower() == "now":
-        return now
-    try:
-        return now - parse_duration(value) * 3600.0
-    except UnitError:
-        pass
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        dt = datetime.fromisoformat(value)
-    except ValueError:
-        raise UsageError(
-            f"expected a duration before now (7d), an ISO time or unix seconds, got {text!r}",
-            field=field,
-            hint="for example --since 7d --until now, or --since 2024-03-01T00:00:00Z",
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
 
 
 def audit(
