@@ -96,66 +96,6 @@ class CompareResult:
         return compare_data_stream(self, lang, explain)
 
 
-def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:
-    """Replace one offer's overheads with measured ones (from `gpuplan probe -o json`).
-
-    Without `offer_id` the scenario must have exactly one offer the measurement can apply to.
-    """
-    from gpuplan.inputs.scenario_types import Jitter, Range
-
-    ids = [o.id for o in scenario.offers]
-    if offer_id is None:
-        if len(ids) != 1:
-            raise GpuplanError("--measured needs --measured-offer ID when the scenario has several offers",
-                               field="--measured-offer", hint=f"offers: {', '.join(ids)}")
-        offer_id = ids[0]
-    if offer_id not in ids:
-        raise GpuplanError(f"no offer `{offer_id}` in the scenario", field="--measured-offer",
-                           hint=f"offers: {', '.join(ids)}")
-    offers = []
-    for o in scenario.offers:
-        if o.id == offer_id:
-            jit = overhead.get("jitter")
-            comp, inter = overhead.get("compute"), overhead.get("interconnect")
-            # the probe's all-reduce runs inside one node: it measures the intra-node fraction
-            new = dataclasses.replace(
-                o.overhead,
-                compute=Range(float(comp), float(comp)) if comp is not None else o.overhead.compute,
-                intra_node=Range(float(inter), float(inter)) if inter is not None else o.overhead.intra_node,
-                jitter=Jitter("uniform", float(jit[0]), float(jit[1])) if jit else o.overhead.jitter,
-            )
-            measured = [{"interconnect": "intra_node"}.get(k, k) for k in ("compute", "interconnect", "jitter")
-                        if overhead.get(k) is not None]
-            o = dataclasses.replace(o, overhead=new, defaults_used=tuple(
-                d for d in o.defaults_used if d.removeprefix("overhead.") not in measured))
-        offers.append(o)
-    return dataclasses.replace(scenario, offers=tuple(offers))
-
-
-def load_measured(path: str | Path, catalog: Catalog) -> dict[str, Any]:
-    from gpuplan.probe.overhead import measured_overhead
-
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GpuplanError(f"cannot read: {exc.strerror}", file=p,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
-    except json.JSONDecodeError as exc:
-        raise GpuplanError(f"not JSON: {exc.msg}", file=p, line=exc.lineno,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
-    try:
-        out = measured_overhead(data, catalog)
-    except GpuplanError as exc:
-        exc.file = str(p)
-        raise
-    if all(out.get(k) is None for k in ("compute", "interconnect", "jitter")):
-        raise GpuplanError("the probe measured no overhead (no benchmark figures)", file=p, field="bench",
-                           hint="run `gpuplan probe --bench -o json` on the GPU node; without --bench, "
-                           "or without a GPU, there is nothing to replace the defaults with.")
-    return out
-
-
 def compare(
     scenario: str | Path | Scenario,
     *,
@@ -173,6 +113,9 @@ def compare(
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
     if measured is not None:
+        from gpuplan.inputs.measured import apply_measured
+        from gpuplan.probe.overhead import load_measured
+
         scen = apply_measured(scen, load_measured(measured, cat), measured_offer)
     advice = advise_mod.advise(scen, cat)
     curves = {a.workload.id: advise_mod.hours_curves(a, scen, cat) for a in advice} if hours_curves else {}
