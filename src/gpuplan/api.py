@@ -671,10 +671,41 @@ def quotes_add(quotes: Sequence[Any], *, db: str | None = None) -> int:
     return add_quotes(open_store(db), quotes)
 
 
+def _quote_gpu(gpu: str | None) -> str | None:
+    """A GPU filter as stored quotes spell it (`910B` -> ascend-910b); a name that does not resolve is kept."""
+    from gpuplan.inputs.gpu_names import GpuNameError, resolve
+
+    try:
+        return resolve(gpu).id if gpu else gpu
+    except GpuNameError:
+        return gpu
+
+
 def quotes_list(*, db: str | None = None, gpu: str | None = None, mode: str | None = None) -> list[Any]:
     from gpuplan.quotes.store import list_quotes, open_store
 
-    return list_quotes(open_store(db), gpu=gpu, mode=mode)
+    return list_quotes(open_store(db), gpu=_quote_gpu(gpu), mode=mode)
+
+
+def quotes_db_current(*, db: str | None = None) -> str | None:
+    """The quote store's schema revision (None before it is created)."""
+    from gpuplan.quotes.store import schema_revision
+
+    return schema_revision(db)
+
+
+def quotes_db_move(rev: str, *, up: bool, db: str | None = None) -> str | None:
+    """Migrate the quote store's schema up or down to `rev`; the revision it is at afterwards."""
+    from gpuplan.quotes.store import move_schema
+
+    return move_schema(rev, up=up, db=db)
+
+
+def quotes_db_history() -> list[tuple[str, str]]:
+    """The quote store's schema revisions, newest first."""
+    from gpuplan.quotes.store import schema_history
+
+    return schema_history()
 
 
 def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu: str | None = None,
@@ -682,5 +713,6 @@ def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu
     """The drift of each (GPU, mode) in a quote history, with its uncertainty (log-linear fit)."""
     from gpuplan.quotes.trend import fit_trends
 
+    gpu = _quote_gpu(gpu)
     qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db, gpu=gpu, mode=mode)
     return [f.to_json() for f in fit_trends(qs) if (gpu is None or f.gpu == gpu) and (mode is None or f.mode == mode)]

@@ -177,7 +177,7 @@ def test_the_first_open_creates_the_schema_with_alembic(sqlite_db: str) -> None:
     eng = create_engine(sqlite_db)
     assert {"quotes", "alembic_version"} <= set(inspect(eng).get_table_names())
     with eng.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
 
 
 def test_an_unreachable_database_is_exit_2_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
@@ -243,7 +243,7 @@ def test_a_catalog_file_from_catalog_pull_imports_as_quotes(sqlite_db: str, tmp_
     assert main(["quotes", "import", str(f), "--db", sqlite_db]) == 0
     qs = {q.provider: q for q in api.quotes_list(db=sqlite_db)}
     assert set(qs) == {"aws", "runpod"}
-    assert qs["aws"].mode == "container" and qs["aws"].price == 7.0 and qs["aws"].note.endswith("(vm)")
+    assert qs["aws"].mode == "vm" and qs["aws"].price == 7.0  # a VM stays a VM quote
     assert str(qs["aws"].quoted_on) == "2026-11-30" and str(qs["runpod"].quoted_on) == "2026-11-01"
     f.write_text(PULLED.replace("as_of: 2026-11", "as_of: soon"), encoding="utf-8")
     assert main(["quotes", "import", str(f), "--db", sqlite_db]) == 2
@@ -251,3 +251,124 @@ def test_a_catalog_file_from_catalog_pull_imports_as_quotes(sqlite_db: str, tmp_
     assert _count(sqlite_db) == 2
     bundled = ROOT / "src" / "gpuplan" / "inputs" / "catalog" / "data" / "offers.yaml"
     assert len(api.quotes_read_csv(bundled)) > 10
+
+
+# ------------------------------------------------------------------ names, modes, ranges, term ladders
+
+
+def test_gpu_names_resolve_vm_is_a_mode_and_a_range_is_kept(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["quotes", "add", "--provider", "p", "--per", "gpu-day", "--currency", "CNY", "--db", db]
+    assert main([*base, "--gpu", "910B", "--mode", "bare-metal", "--price", "180-260", "--date", "2026-01-05"]) == 0
+    assert main([*base, "--gpu", "H100 SXM", "--mode", "vm", "--price", "300", "--date", "2026-01-06"]) == 0
+    assert main([*base, "--gpu", "no-such-gpu", "--mode", "vm", "--price", "300", "--date", "2026-01-06"]) == 2
+    assert "--gpu" in capsys.readouterr().err
+    assert main([*base, "--gpu", "910B", "--mode", "vm", "--price", "260-180", "--date", "2026-01-06"]) == 2
+    assert "180-260" in capsys.readouterr().err  # the hint shows a range the right way round
+    bm, vm = api.quotes_list(db=db)
+    assert bm.gpu == "ascend-910b" and (bm.price_low, bm.price, bm.price_high) == (180.0, 220.0, 260.0)
+    assert abs(bm.price_per_gpu_hour - 220.0 / 24) < 1e-9
+    assert vm.gpu == "h100-sxm" and vm.mode == "vm" and vm.price_low is None
+    assert [q.mode for q in api.quotes_list(db=db, gpu="910B")] == ["bare-metal"]  # filters resolve too
+
+
+def test_one_quote_per_term_on_three_days_gives_a_bare_metal_trend(db: str) -> None:
+    """Three quotes at 1, 6 and 12 months on three days. Built by hand on the default term curve
+    price = 200 x term^-0.138 x 0.8^years, so the term-normalised drift is exactly -20% a year."""
+    days = ("2026-01-01", "2026-07-02", "2027-01-01")  # 0, 182 and 365 days: years = days / 365.25
+    years = (0.0, 182 / 365.25, 365 / 365.25)
+    base = ["quotes", "add", "--provider", "p", "--gpu", "ascend-910b", "--mode", "bare-metal", "--per", "gpu-day",
+            "--currency", "CNY", "--db", db]
+    for day, y, term in zip(days, years, (1, 6, 12), strict=True):
+        price = 200 * term ** -0.138 * 0.8 ** y
+        assert main([*base, "--price", f"{price:.10f}", "--date", day, "--term", f"{term}mo"]) == 0
+    (fit,) = api.quotes_trend(db=db)
+    assert (fit["gpu"], fit["mode"], fit["quotes"]) == ("ascend-910b", "bare-metal", 3)
+    assert abs(fit["drift_per_year"] - (-0.2)) < 1e-3
+    assert fit["drift_low"] <= fit["drift_per_year"] <= fit["drift_high"]
+
+
+def _columns(text: str) -> list[str]:
+    """A rich table's body as one string per column: its cells' wrapped lines joined, spaces removed."""
+    cols: list[str] = []
+    body = False
+    for line in text.splitlines():
+        if line.startswith("┡"):
+            body = True
+        elif body and line.startswith("│"):
+            parts = [c.replace(" ", "") for c in line.strip("│").split("│")]
+            cols = [a + b for a, b in zip(cols, parts, strict=True)] if cols else parts
+    return cols
+
+
+@pytest.mark.parametrize("columns", ["80", None])
+def test_quotes_list_shows_every_value_whole(sqlite_db: str, columns: str | None) -> None:
+    long_note = "renewal offered if signed before the end of the quarter"
+    for i in range(3):
+        assert main(["quotes", "add", "--provider", f"a-rather-long-provider-name-{i}", "--gpu", "ascend-910b",
+                     "--mode", "bare-metal", "--price", "12000-17040", "--per", "node-month", "--currency", "CNY",
+                     "--date", f"2026-05-0{i + 1}", "--term", "12mo", "--note", long_note, "--db", sqlite_db]) == 0
+    env = {**os.environ, "GPUPLAN_DB": sqlite_db}
+    env.pop("COLUMNS", None)
+    if columns:
+        env["COLUMNS"] = columns
+    out = subprocess.run([sys.executable, "-m", "gpuplan", "quotes", "list"], capture_output=True, text=True,
+                         env=env, check=True).stdout  # a pipe
+    assert "…" not in out
+    if columns:
+        assert max(len(line) for line in out.splitlines()) <= int(columns)
+    whole = _columns(out)
+    # per GPU-hour: the midpoint 14,520 a node-month / 8 GPUs / 720 h = 2.5208
+    values = ["ascend-910b", "bare-metal", "12mo", "12,000.00-17,040.00CNY", "node-month", "2.5208",
+              long_note.replace(" ", "")]
+    values += [f"2026-05-0{i + 1}" for i in range(3)] + [f"a-rather-long-provider-name-{i}" for i in range(3)]
+    for v in values:
+        assert any(v in col for col in whole), (v, whole)
+
+
+# ------------------------------------------------------------------------------ the schema, by command
+
+
+def test_quotes_db_commands_move_the_schema(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["quotes", "db", "current", "--db", db]) == 0
+    assert capsys.readouterr().out.startswith("none")
+    assert main(["quotes", "db", "upgrade", "--db", db]) == 0
+    assert main(["quotes", "db", "current", "--db", db]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "0002"
+    assert main(["quotes", "db", "downgrade", "0001", "--db", db]) == 0
+    assert api.quotes_db_current(db=db) == "0001"
+    assert main(["quotes", "db", "downgrade", "nope", "--db", db]) == 2
+    assert "quotes db history" in capsys.readouterr().err
+    assert main(["quotes", "db", "history"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["0002", "0001"]
+    api.quotes_add([], db=db)  # opening the store upgrades it again
+    assert len(api.quotes_list(db=db)) == 0 and api.quotes_db_current(db=db) == "0002"
+
+
+def test_alembics_own_cli_works_from_the_packaged_config(sqlite_db: str) -> None:
+    import gpuplan.quotes
+
+    ini = Path(gpuplan.quotes.__file__).parent / "alembic.ini"
+    api.quotes_list(db=sqlite_db)  # creates the schema
+    env = {**os.environ, "GPUPLAN_DB": sqlite_db}
+    out = subprocess.run([sys.executable, "-m", "alembic", "-c", str(ini), "current"], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "0002" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "alembic", "-c", str(ini), "-x", f"url={sqlite_db}", "history"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0 and "0001 -> 0002" in out.stdout
+
+
+def test_autogenerate_against_the_migrated_schema_proposes_nothing(db: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy import create_engine
+
+    from gpuplan.quotes.store import QUOTES, resolve_url
+
+    api.quotes_list(db=db)  # migrated to head
+    engine = create_engine(resolve_url(db))
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), QUOTES.metadata)
+    engine.dispose()
+    assert diff == []

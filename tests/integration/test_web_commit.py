@@ -137,12 +137,12 @@ def test_quotes_add_and_list(client: TestClient, db: str) -> None:
     assert listed == [q.to_json() for q in api.quotes_list(db=db)]  # what `quotes list -o json` prints
     assert [q["mode"] for q in client.get("/api/quotes?mode=container").json()] == ["container"]
     assert client.get("/api/quotes?gpu=h100").json() == []
-    r = client.get("/api/quotes?mode=vm")
+    r = client.get("/api/quotes?mode=spot")
     assert r.status_code == 422 and r.json()["field"] == "mode"
 
 
 @pytest.mark.parametrize(("change", "field"), [
-    ({"price": -1}, "price"), ({"price": "cheap"}, "price"), ({"mode": "vm"}, "mode"),
+    ({"price": -1}, "price"), ({"price": "cheap"}, "price"), ({"mode": "spot"}, "mode"),
     ({"date": "2026-13-01"}, "date"), ({"currency": "cny"}, "currency"), ({"term": "a year"}, "term"),
     ({"per": "gpu-week"}, "per"), ({"provider": ""}, "provider"), ({"gpu": " "}, "gpu"),
 ])
@@ -231,8 +231,8 @@ def test_the_price_history_chart_draws_the_fitted_trend(client: TestClient) -> N
     assert data["svg"].startswith("<svg") and "polyline" in data["svg"] and "卡时" in data["svg"]
     assert data["svg"].count("<circle") >= len(quotes)
     # a group without enough quotes for a trend: points, no line
-    client.post("/api/quotes", json={**GOOD, "gpu": "h100"})
-    one = client.get("/api/quotes/chart?gpu=h100&mode=bare-metal").json()
+    client.post("/api/quotes", json={**GOOD, "gpu": "h100-sxm"})
+    one = client.get("/api/quotes/chart?gpu=h100-sxm&mode=bare-metal").json()
     assert one["trend"] is None and one["series"][0]["fit"] == [] and one["quotes"] == 1
 
 

@@ -113,6 +113,17 @@ def test_dcgm_scrape_explicit_timestamps_and_no_time(tmp_path: Path) -> None:
         _audit(q)
 
 
+def test_dcgm_scrape_without_a_utilisation_metric_names_the_metrics(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "fb.prom"
+    p.write_text("1700000000\n# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+                 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="h"} 1024\n1700000015\n'
+                 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="h"} 1024\n')
+    assert main(["audit", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "DCGM_FI_DEV_GPU_UTIL" in err and "DCGM_FI_PROF_GR_ENGINE_ACTIVE" in err
+    assert "DCGM_FI_DEV_FB_USED" in err and "no data rows" not in err
+
+
 @pytest.mark.parametrize(
     ("text", "ms"),
     [

@@ -22,9 +22,9 @@ DbOpt = Annotated[str | None, typer.Option(
 @quotes_app.command("add")
 def add(
     provider: Annotated[str, typer.Option("--provider", help="Who quoted.")],
-    gpu: Annotated[str, typer.Option("--gpu", help="GPU id, e.g. ascend-910b.")],
-    mode: Annotated[str, typer.Option("--mode", help="bare-metal or container.")],
-    price: Annotated[float, typer.Option("--price", help="The amount per --per.")],
+    gpu: Annotated[str, typer.Option("--gpu", help="GPU name or id, e.g. 910B or ascend-910b.")],
+    mode: Annotated[str, typer.Option("--mode", help="bare-metal, container or vm.")],
+    price: Annotated[str, typer.Option("--price", help="The amount per --per, or a quoted range such as 180-260.")],
     per: Annotated[str, typer.Option("--per", help="gpu-hour, gpu-day, gpu-month, node-hour, node-day, node-month.")],
     currency: Annotated[str, typer.Option("--currency", help="ISO code, e.g. CNY.")],
     date: Annotated[str, typer.Option("--date", help="Day of the quote, YYYY-MM-DD.")],
@@ -58,7 +58,7 @@ def import_(
 @quotes_app.command("list")
 def list_(
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU.")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", help="Only bare-metal or container.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="Only bare-metal, container or vm.")] = None,
     db: DbOpt = None,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -69,21 +69,16 @@ def list_(
     if output == OutputFormat.json:
         write_json([q.to_json() for q in qs])
         return
-    from rich.table import Table
+    from gpuplan.render.quotes import quotes_table
 
-    tb = Table()
-    for c in ("date", "provider", "gpu", "mode", "term", "price", "per", "per GPU-hour", "note"):
-        tb.add_column(c, justify="right" if c in ("price", "per GPU-hour") else "left")
-    for q in qs:
-        tb.add_row(q.quoted_on.isoformat(), q.provider, q.gpu, q.mode, f"{q.term_months}mo" if q.term_months else "",
-                   f"{q.price:,.2f} {q.currency}", q.per, f"{q.price_per_gpu_hour:.4f}", q.note)
-    console().print(tb)
+    out = console()
+    out.print(quotes_table([q.to_json() for q in qs], out.width))
 
 
 @quotes_app.command("trend")
 def trend(
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU.")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", help="Only bare-metal or container.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="Only bare-metal, container or vm.")] = None,
     csv: Annotated[Path | None, typer.Option("--csv", help="Fit a quotes CSV instead of the database.")] = None,
     db: DbOpt = None,
     output: OutputOpt = OutputFormat.table,
@@ -95,14 +90,48 @@ def trend(
     if output == OutputFormat.json:
         write_json(fits)
         return
-    from rich.table import Table
+    from gpuplan.render.quotes import trend_table
 
-    tb = Table()
-    for c in ("gpu", "mode", "quotes", "from", "to", "drift / year", "90% range"):
-        tb.add_column(c, justify="right" if c in ("quotes", "drift / year", "90% range") else "left")
-    for f in fits:
-        tb.add_row(f["gpu"], f["mode"], str(f["quotes"]), f["first"], f["last"], f"{f['drift_per_year']:+.1%}",
-                   f"{f['drift_low']:+.1%} .. {f['drift_high']:+.1%}")
-    console().print(tb)
+    out = console()
+    out.print(trend_table(fits, out.width))
     if not fits:
         typer.echo("no (GPU, mode) has 3 quotes on 2 different days yet: nothing to fit.")
+
+
+db_app = typer.Typer(help="The quote store's schema (Alembic): current, upgrade, downgrade, history.",
+                     no_args_is_help=True)
+quotes_app.add_typer(db_app, name="db")
+
+
+@db_app.command("current")
+def db_current(db: DbOpt = None) -> None:
+    """The schema revision the database is at (none: not created yet)."""
+    from gpuplan import api
+
+    typer.echo(api.quotes_db_current(db=db) or "none (no schema yet: `gpuplan quotes db upgrade` creates it)")
+
+
+@db_app.command("upgrade")
+def db_upgrade(rev: Annotated[str, typer.Argument(help="Target revision.")] = "head", db: DbOpt = None) -> None:
+    """Migrate the schema up to REV (default: the latest)."""
+    from gpuplan import api
+
+    typer.echo(f"at revision {api.quotes_db_move(rev, up=True, db=db)}")
+
+
+@db_app.command("downgrade")
+def db_downgrade(rev: Annotated[str, typer.Argument(help="Target revision, e.g. 0001 or base.")],
+                 db: DbOpt = None) -> None:
+    """Migrate the schema down to REV (`base` drops the table and its quotes)."""
+    from gpuplan import api
+
+    typer.echo(f"at revision {api.quotes_db_move(rev, up=False, db=db) or 'base'}")
+
+
+@db_app.command("history")
+def db_history() -> None:
+    """Every schema revision, newest first."""
+    from gpuplan import api
+
+    for rev, doc in api.quotes_db_history():
+        typer.echo(f"{rev}  {doc}")

@@ -13,6 +13,8 @@ from datetime import date
 from pathlib import Path
 
 from gpuplan.errors import GpuplanError
+from gpuplan.inputs.gpu_names import GpuNameError
+from gpuplan.inputs.gpu_names import resolve as resolve_gpu
 from gpuplan.inputs.units import PRICE_PERIODS, per_gpu_hour
 from gpuplan.quotes import CSV_COLUMNS, MODES, Quote
 
@@ -20,7 +22,8 @@ _TERM = re.compile(r"^\s*(\d+)\s*(mo|month|months)?\s*$")
 DAYS_PER_MONTH = 30.0
 
 
-def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: str | float, per: str,
+def make_quote(*, provider: str, gpu: str, mode: str, term: str | None,
+               price: str | float | tuple[float, float], per: str,
                currency: str, when: str, note: str = "", gpus_per_node: int = 8, where: str = "",
                file: str | None = None, line: int | None = None) -> Quote:
     """One quote from its text fields, checked; `where` prefixes the field name in errors."""
@@ -32,20 +35,24 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: s
         raise bad("provider", "a quote needs a provider", "who quoted it, e.g. example-cloud.")
     if not gpu.strip():
         raise bad("gpu", "a quote needs a GPU", "a GPU id such as ascend-910b (`gpuplan catalog gpus`).")
+    try:  # `910B`, `H100 SXM` and the catalog id are one GPU, as in every other command
+        gpu_id = resolve_gpu(gpu.strip()).id
+    except GpuNameError as exc:
+        raise bad("gpu", exc.message, exc.hint) from None
     if mode not in MODES:
-        raise bad("mode", f"expected bare-metal or container, got {mode!r}", "mode is bare-metal or container.")
+        raise bad("mode", f"expected one of {', '.join(MODES)}, got {mode!r}",
+                  "bare-metal (a lease), container or vm (billed by the hour).")
     term_months: int | None = None
     if term is not None and str(term).strip():
         m = _TERM.match(str(term).lower())
         if not m or int(m.group(1)) < 1:
             raise bad("term", f"expected whole months such as 1mo or 12mo, got {term!r}", "leave it empty for none.")
         term_months = int(m.group(1))
-    try:
-        amount = float(price)
-    except (TypeError, ValueError):
-        amount = math.nan
-    if not math.isfinite(amount) or amount <= 0:
-        raise bad("price", f"expected a price above 0, got {price!r}", "the amount per `per`, e.g. 200.")
+    low, high = _price_range(price)
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
+        raise bad("price", f"expected a price above 0 or a range low-high, got {price!r}",
+                  "the amount per `per`, e.g. 200, or a quoted range such as 180-260.")
+    amount = (low + high) / 2
     if per not in PRICE_PERIODS:
         raise bad("per", f"expected one of {', '.join(PRICE_PERIODS)}, got {per!r}", "e.g. gpu-day or gpu-hour.")
     if not re.fullmatch(r"[A-Z]{3}", currency or ""):
@@ -55,8 +62,29 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None, price: s
     except (AttributeError, ValueError):
         raise bad("date", f"expected a date YYYY-MM-DD, got {when!r}", "the day the quote was given.") from None
     pgh = per_gpu_hour(amount, per, gpus_per_node=gpus_per_node, days_per_month=DAYS_PER_MONTH)
-    return Quote(provider.strip(), gpu.strip(), mode, term_months, amount, per, pgh, currency, day, note or "",
-                 gpus_per_node)
+    ranged = high > low
+    return Quote(provider.strip(), gpu_id, mode, term_months, amount, per, pgh, currency, day, note or "",
+                 gpus_per_node, price_low=low if ranged else None, price_high=high if ranged else None)
+
+
+_RANGE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(?:-|–|\.\.)\s*([0-9]*\.?[0-9]+)\s*$")
+
+
+def _price_range(price: str | float | tuple[float, float]) -> tuple[float, float]:
+    """(low, high) of a price: one number, a text range `180-260` (or `180..260`), or a pair."""
+    if isinstance(price, tuple | list) and len(price) == 2:
+        try:
+            return float(price[0]), float(price[1])
+        except (TypeError, ValueError):
+            return math.nan, math.nan
+    m = _RANGE.match(price) if isinstance(price, str) else None
+    if m:
+        return float(m.group(1)), float(m.group(2))
+    try:
+        value = float(price)
+    except (TypeError, ValueError):
+        return math.nan, math.nan
+    return value, value
 
 
 def read_quotes_csv(path: str | Path) -> list[Quote]:
@@ -91,9 +119,9 @@ def read_quotes_csv(path: str | Path) -> list[Quote]:
 
 def read_quotes_catalog(path: str | Path) -> list[Quote]:
     """Quotes from a catalog file (`gpuplan catalog pull` writes one; the bundled offers.yaml format): each
-    offer with a price and an `as_of` is a quote of that day (a month `2026-07` is its first day). Hourly
-    cloud VMs (`mode: vm`) are billed like containers and kept as `container` quotes, noted `vm`; a price
-    range is its midpoint. Every offer is checked first; a bad one stores nothing."""
+    offer with a price and an `as_of` is a quote of that day (a month `2026-07` is its first day); a VM
+    stays a `vm` quote and a price range stays a range. Every offer is checked first; a bad one stores
+    nothing."""
     import yaml
 
     p = Path(path)
@@ -115,15 +143,15 @@ def read_quotes_catalog(path: str | Path) -> list[Quote]:
         price = o.get("price") or {}
         amount = price.get("amount") if isinstance(price, dict) else None
         if isinstance(amount, list) and len(amount) == 2:
-            amount = (float(amount[0]) + float(amount[1])) / 2
+            amount = (amount[0], amount[1])
         mode = str(o.get("mode", ""))
         as_of = str(o.get("as_of", ""))
         day = as_of[:10] if len(as_of) >= 10 else (f"{as_of[:7]}-01" if re.fullmatch(r"\d{4}-\d{2}", as_of) else as_of)
         provider = str(o.get("provider") or str(o.get("source", "")).split(" ")[0] or o.get("id", ""))
         per = str(price.get("per", "")) if isinstance(price, dict) else ""
-        note = f"{o.get('id', '')}{' (vm)' if mode == 'vm' else ''}"
+        note = str(o.get("id", ""))
         out.append(make_quote(
-            provider=provider, gpu=str(o.get("gpu", "")), mode="container" if mode == "vm" else mode, term=None,
+            provider=provider, gpu=str(o.get("gpu", "")), mode=mode, term=None,
             price=amount if amount is not None else "", per=per, currency=str(o.get("currency", "")), when=day,
             note=note, gpus_per_node=int(o.get("gpus_per_node", 8)), where=where, file=str(p)))
     return out

@@ -45,9 +45,10 @@ def _safe(url: Any) -> str:
 
 
 def _table() -> Any:
-    from sqlalchemy import Column, Date, DateTime, Float, Integer, MetaData, String, Table, Text
+    from sqlalchemy import Column, Date, DateTime, Float, Index, Integer, MetaData, String, Table, Text
 
     md = MetaData()
+    # The same schema as the migrations build (a test runs autogenerate against it: nothing to propose).
     return Table(
         "quotes", md,
         Column("id", Integer, primary_key=True, autoincrement=True),
@@ -63,6 +64,9 @@ def _table() -> Any:
         Column("note", Text, nullable=False, default=""),
         Column("gpus_per_node", Integer, nullable=False, default=8),
         Column("added_at", DateTime(timezone=True), nullable=False),
+        Column("price_low", Float, nullable=True),
+        Column("price_high", Float, nullable=True),
+        Index("ix_quotes_gpu_mode_date", "gpu", "mode", "quoted_on"),
     )
 
 
@@ -71,13 +75,23 @@ _ENGINES: dict[str, Any] = {}
 _OPEN = threading.Lock()  # two threads opening the same store at once must not both migrate it
 
 
+def alembic_config(url: str | None = None) -> Any:
+    """Alembic's configuration for the quotes schema: the packaged `alembic.ini` (so `alembic -c
+    <that file> current` works from a shell too) with the store's URL."""
+    from alembic.config import Config
+
+    cfg = Config(str(Path(__file__).parent / "alembic.ini"))
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    if url is not None:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
 def _migrate(engine: Any) -> None:
     from alembic import command
-    from alembic.config import Config
     from sqlalchemy import text
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    cfg = alembic_config()
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_KEY})
@@ -142,7 +156,8 @@ def add_quotes(engine: Any, quotes: Sequence[Quote]) -> int:
     now = datetime.now(UTC)
     rows = [{"provider": q.provider, "gpu": q.gpu, "mode": q.mode, "term_months": q.term_months, "price": q.price,
              "per": q.per, "price_per_gpu_hour": q.price_per_gpu_hour, "currency": q.currency,
-             "quoted_on": q.quoted_on, "note": q.note, "gpus_per_node": q.gpus_per_node, "added_at": now}
+             "quoted_on": q.quoted_on, "note": q.note, "gpus_per_node": q.gpus_per_node, "added_at": now,
+             "price_low": q.price_low, "price_high": q.price_high}
             for q in quotes]
     for attempt in range(20):
         try:
@@ -168,5 +183,65 @@ def list_quotes(engine: Any, *, gpu: str | None = None, mode: str | None = None)
         stmt = stmt.where(QUOTES.c.mode == mode)
     with engine.connect() as conn:
         return [Quote(r.provider, r.gpu, r.mode, r.term_months, float(r.price), r.per, float(r.price_per_gpu_hour),
-                      r.currency, r.quoted_on, r.note or "", int(r.gpus_per_node), int(r.id))
+                      r.currency, r.quoted_on, r.note or "", int(r.gpus_per_node), int(r.id),
+                      r.price_low, r.price_high)
                 for r in conn.execute(stmt)]
+
+
+def _engine_for(db: str | None) -> tuple[str, Any]:
+    """The URL and a fresh engine on it, for schema commands (no migration on open)."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    url = resolve_url(db)
+    try:
+        return url, create_engine(make_url(url))
+    except (NoSuchModuleError, ArgumentError) as exc:
+        raise GpuplanError(f"unsupported database URL {url!r}: {exc}", field="--db",
+                           hint="use sqlite:///... or postgresql://...") from None
+
+
+def schema_revision(db: str | None = None) -> str | None:
+    """The Alembic revision the store's schema is at (None: no schema yet)."""
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url, engine = _engine_for(db)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except SQLAlchemyError as exc:
+        raise GpuplanError(f"cannot read the quotes database {_safe(engine.url)}: {type(exc).__name__}",
+                           field="--db", hint=f"check the URL (--db or {ENV}).") from None
+    finally:
+        engine.dispose()
+
+
+def move_schema(rev: str, *, up: bool, db: str | None = None) -> str | None:
+    """Upgrade (or downgrade) the store's schema to `rev` with Alembic's command API; the new revision."""
+    from alembic import command
+    from alembic.util import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url, engine = _engine_for(db)
+    engine.dispose()
+    _ENGINES.pop(url, None)
+    try:
+        (command.upgrade if up else command.downgrade)(alembic_config(url), rev)
+    except CommandError as exc:
+        raise GpuplanError(f"cannot move the schema to {rev!r}: {exc}", field="REV",
+                           hint="`gpuplan quotes db history` lists the revisions; `head` and `base` work too.") \
+            from None
+    except SQLAlchemyError as exc:
+        raise GpuplanError(f"cannot migrate the quotes database: {type(exc).__name__}", field="--db",
+                           hint=f"check the URL (--db or {ENV}) and that the server is reachable.") from None
+    return schema_revision(db)
+
+
+def schema_history() -> list[tuple[str, str]]:
+    """(revision, first line of its description) for every migration, newest first."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory.from_config(alembic_config())
+    return [(s.revision, (s.doc or "").strip().splitlines()[0] if s.doc else "") for s in scripts.walk_revisions()]

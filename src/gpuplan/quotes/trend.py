@@ -1,13 +1,17 @@
 """The price drift a quote history shows, per (GPU, mode), with its uncertainty.
 
-    ln(price per GPU-hour) = a_term + b * t + e     t: years; one level a_term per lease term (a term's
-                                                    discount is a level; the fit is of the change)
-    drift a year           = exp(b) - 1
-    se(b)                  = sqrt(sum e^2 / (n - 1 - terms) / sum (t - mean_term t)^2)   (least squares)
-    range                  = exp(b -/+ 1.645 se(b)) - 1                         (a 90% interval)
+Quotes at different lease terms are first put on one footing by a term-discount curve, so one quote per
+term still counts:
 
-A group needs at least 3 quotes on at least 2 different days, and more quotes than terms + 1; fewer
-give no fit.
+    ln(price per GPU-hour) = a + d * ln(term months) + b * t + e      t: years since the first quote;
+                                                                      a quote with no term is 1 month
+    d (the curve)   fitted with the drift when the group has >= 2 terms and >= 5 quotes; otherwise the
+                    default TERM_DISCOUNT, from published yearly discounts (below)
+    drift a year    = exp(b) - 1
+    se(b)           = sqrt(sum e^2 / dof / sxx)         least squares; dof = n - 2 (- 1 when d is fitted)
+    range           = exp(b -/+ 1.645 se(b)) - 1        a 90% interval
+
+A group needs at least 3 quotes on at least 2 different days; fewer give no fit.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ from gpuplan.quotes import Quote
 
 Z90 = 1.6448536269514722
 MIN_QUOTES = 3
+# d in price ~ term^d, least squares through the 1-month list price of China Telecom Cloud's published
+# yearly discounts for NVIDIA instances (1 y 85%, 2 y 70%, 3 y 50% of list): d = -0.138.
+TERM_DISCOUNT = -0.138
+TERM_DISCOUNT_SOURCE = "China Telecom Cloud yearly discounts (ctyun.cn doc 10029787), as of 2026-06"
 
 
 @dataclass(frozen=True)
@@ -38,16 +46,19 @@ class Trend:
     low: float
     high: float
     se_log: float  # standard error of the log slope a year
+    term_discount: float = TERM_DISCOUNT
+    term_discount_fitted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"gpu": self.gpu, "mode": self.mode, "currency": self.currency, "quotes": self.n,
                 "first": self.first, "last": self.last, "drift_per_year": round(self.drift, 4),
                 "drift_low": round(self.low, 4), "drift_high": round(self.high, 4),
-                "se_log_slope": round(self.se_log, 4)}
+                "se_log_slope": round(self.se_log, 4), "term_discount": round(self.term_discount, 4),
+                "term_discount_source": "fitted" if self.term_discount_fitted else TERM_DISCOUNT_SOURCE}
 
 
 def fit(quotes: Sequence[Quote]) -> Trend | None:
-    """The log-linear fit of one group (None when it has too few quotes or days)."""
+    """The term-normalised log-linear fit of one group (None when it has too few quotes or days)."""
     if len(quotes) < MIN_QUOTES:
         return None
     days = np.array([q.quoted_on.toordinal() for q in quotes], dtype=np.float64)
@@ -55,23 +66,35 @@ def fit(quotes: Sequence[Quote]) -> Trend | None:
         return None
     t = (days - days.min()) / 365.25
     y = np.log(np.array([q.price_per_gpu_hour for q in quotes]))
-    terms = np.array([q.term_months or 0 for q in quotes])
-    tc, yc = t.copy(), y.copy()
-    for term in np.unique(terms):  # demean within each term: one level per term
-        sel = terms == term
-        tc[sel] -= t[sel].mean()
-        yc[sel] -= y[sel].mean()
-    n, dof = len(y), len(y) - 1 - len(np.unique(terms))
-    sxx = float((tc**2).sum())
-    if dof < 1 or sxx <= 0:
-        return None
-    b = float((tc * yc).sum() / sxx)
-    resid = yc - b * tc
-    se = math.sqrt(float((resid**2).sum()) / dof / sxx)
+    lterm = np.log(np.array([q.term_months or 1 for q in quotes], dtype=np.float64))
+    n = len(y)
+    fitted = len(np.unique(lterm)) >= 2 and n >= 5
+    if fitted:
+        x = np.column_stack([np.ones(n), lterm, t])
+        if np.linalg.matrix_rank(x) < 3:
+            fitted = False
+    if fitted:
+        coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+        d = float(coef[1])
+        resid = y - x @ coef
+        dof = n - 3
+        cov = float((resid**2).sum()) / dof * np.linalg.inv(x.T @ x)
+        b, se = float(coef[2]), math.sqrt(max(float(cov[2, 2]), 0.0))
+    else:
+        d = TERM_DISCOUNT
+        yn = y - d * lterm
+        tc = t - t.mean()
+        sxx = float((tc**2).sum())
+        dof = n - 2
+        if dof < 1 or sxx <= 0:
+            return None
+        b = float((tc * (yn - yn.mean())).sum() / sxx)
+        resid = yn - yn.mean() - b * tc
+        se = math.sqrt(float((resid**2).sum()) / dof / sxx)
     q0 = quotes[0]
     return Trend(q0.gpu, q0.mode, q0.currency, n, min(q.quoted_on for q in quotes).isoformat(),
                  max(q.quoted_on for q in quotes).isoformat(), math.expm1(b), math.expm1(b - Z90 * se),
-                 math.expm1(b + Z90 * se), se)
+                 math.expm1(b + Z90 * se), se, d, fitted)
 
 
 def fit_trends(quotes: Sequence[Quote]) -> list[Trend]:
@@ -84,12 +107,14 @@ def fit_trends(quotes: Sequence[Quote]) -> list[Trend]:
 
 
 def drift_ranges(trends: Sequence[Trend], gpus: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """The `commit` ranges (container, bare_metal) from the fits of the scenario's GPUs: per mode, the fit
-    with the most quotes among them."""
+    """The `commit` ranges (container, bare_metal) from the fits of the scenario's GPUs: per tier, the fit
+    with the most quotes among them (hourly VMs stand for containers when no container quote fits)."""
     out: dict[str, tuple[float, float]] = {}
-    for mode, key in (("container", "container"), ("bare-metal", "bare_metal")):
-        fits = [f for f in trends if f.mode == mode and f.gpu in set(gpus)]
-        if fits:
-            best = max(fits, key=lambda f: (f.n, f.gpu))
-            out[key] = (max(best.low, -0.99), best.high)
+    for modes, key in ((("container", "vm"), "container"), (("bare-metal",), "bare_metal")):
+        for mode in modes:
+            fits = [f for f in trends if f.mode == mode and f.gpu in set(gpus)]
+            if fits:
+                best = max(fits, key=lambda f: (f.n, f.gpu))
+                out[key] = (max(best.low, -0.99), best.high)
+                break
     return out

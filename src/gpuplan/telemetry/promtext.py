@@ -113,6 +113,15 @@ def read_promtext(path: Path, collector: Collector) -> None:
     if bad_lines:
         collector.bad.add("malformed", len(bad_lines), [f"{src_name}:{ln}" for ln in bad_lines[:5]])
     if samples.height == 0:
+        found = lines.filter(pl.col("name").is_not_null())["name"].unique(maintain_order=True).head(6).to_list()
+        if found:  # a scrape, but of other metrics: say what was looked for
+            raise TelemetryError(
+                f"the scrape has no GPU utilisation metric: looked for {' or '.join(UTIL_METRICS)}; "
+                f"it has {', '.join(found)}{', ...' if len(found) == 6 else ''}",
+                file=path,
+                hint="enable DCGM_FI_DEV_GPU_UTIL (or DCGM_FI_PROF_GR_ENGINE_ACTIVE) in dcgm-exporter's "
+                "metrics CSV (-f / DCGM_EXPORTER_COLLECTORS) and scrape again",
+            )
         return  # read_into stops: no usable row
     untimed = samples.filter(pl.col("t").is_null())
     if untimed.height == samples.height:
