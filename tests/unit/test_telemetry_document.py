@@ -38,7 +38,7 @@ def test_renderer_imports_only_the_contract() -> None:
     tree = ast.parse((ROOT / "src/gpuplan/render/audit.py").read_text())
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert {m for m in mods if m.startswith("gpuplan.")} <= {
-        "gpuplan.contracts.audit", "gpuplan.i18n", "gpuplan.render.fit"}
+        "gpuplan.contracts.audit", "gpuplan.contracts.audit_document", "gpuplan.i18n", "gpuplan.render.fit"}
 
 
 def test_json_validates_against_the_schema(docs: list[AuditDoc]) -> None:

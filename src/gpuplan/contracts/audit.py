@@ -13,10 +13,6 @@ from pydantic import Field
 
 from gpuplan.contracts._base import Count, Int, Record
 
-# the classes in the order the renderers list them, and the thresholds that sort GPUs into them (`--explain`)
-from gpuplan.telemetry.rules import CLASSES as CLASSES
-from gpuplan.telemetry.rules import rules as rules
-
 SCHEMA = "gpuplan.audit/1"
 
 GpuClass = Literal["busy", "idle", "starved", "mixed", "partial"]

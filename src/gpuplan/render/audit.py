@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplan.contracts.audit import CLASSES, SCHEMA, AuditGpu, rules
+from gpuplan.contracts.audit import SCHEMA, AuditGpu
 from gpuplan.contracts.audit import AuditResult as AuditDoc
+from gpuplan.contracts.audit_document import CLASSES, rules
 from gpuplan.i18n import t
 
 __all__ = ["SCHEMA", "bad_lines", "evidence_text", "lines", "render_markdown", "render_table"]
