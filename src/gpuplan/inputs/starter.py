@@ -3,7 +3,8 @@ file `starter.yaml` beside this module, as text."""
 
 from __future__ import annotations
 
-from importlib import resources
+from pathlib import Path
 
-STARTER: str = resources.files("gpuplan.inputs").joinpath("starter.yaml").read_text(encoding="utf-8")
+# read beside the module (package data), not through importlib.resources: every command imports the api
+STARTER: str = (Path(__file__).parent / "starter.yaml").read_text(encoding="utf-8")
 """The starter scenario's text, comments included."""
