@@ -567,6 +567,7 @@ def export(
     leased_context: str = "gpuplan-leased",
     elastic_context: str = "gpuplan-elastic",
     accelerators: Mapping[str, str] | None = None,
+    slurm_accounting: bool = False,
     generated_at: str | None = None,
     catalog: str | Path | None = None,
 ) -> ExportResult:
@@ -597,6 +598,7 @@ def export(
         leased_context=leased_context,
         elastic_context=elastic_context,
         accelerators=dict(accelerators or {}),
+        slurm_accounting=slurm_accounting,
         generated_at=generated_at,
     )
     if Path(source).suffix.lower() in (".yaml", ".yml") and Path(source).is_file():  # a scenario: plan it here

@@ -260,3 +260,11 @@ def test_leased_first_overflow_to_elastic_and_typed_gres(cluster: Cluster) -> No
     c.wait("the typed-GRES job to finish", lambda: c.job(npu).get("JobState") == "COMPLETED")
     assert c.job(npu)["NodeList"] == "ascend-910b-leased1"
     assert (out / "npu.txt").read_text().startswith("node=ascend-910b-leased1 ascend=0")
+
+
+def test_the_gpu_accounting_line_is_off_where_accounting_is(cluster: Cluster) -> None:
+    # this cluster has no slurmdbd (AccountingStorageType=accounting_storage/none): slurmctld started on the
+    # exported fragment, whose AccountingStorageTRES line is commented (slurmctld is fatal on it otherwise)
+    config = cluster.run("scontrol", "show", "config")
+    assert "accounting_storage/none" in config
+    assert "gres/gpu" not in next(x for x in config.splitlines() if x.startswith("AccountingStorageTRES"))

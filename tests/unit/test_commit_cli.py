@@ -61,7 +61,7 @@ def test_json_matches_its_schema_and_the_seed_reproduces_it(ladder_file: Path,
     doc = json.loads(a)
     jsonschema.validate(doc, json_schema("commit"))
     assert list(doc) == ["schema", "currency", "horizon_months", "paths", "seed", "ladders", "cost", "against",
-                         "regret", "reasons"]
+                         "regret", "bands", "reasons"]
     assert set(doc["against"]["single_term"]) == {"1", "6", "12"}
     assert doc["ladders"] and all(x["start_month"] + x["term_months"] <= 12 for x in doc["ladders"])
     for c in (doc["cost"], *doc["against"]["single_term"].values(), doc["against"]["all_container"]):
@@ -84,7 +84,7 @@ def test_html_has_the_fan_chart_and_the_timeline(ladder_file: Path, tmp_path: Pa
     code, table, _ = run(["commit", str(ladder_file), "--paths", "500", "--html", str(out), "--lang", lang], capsys)
     assert code == 0
     html = out.read_text(encoding="utf-8")
-    assert html.count("<svg") == 2 and "p10–p90" in html
+    assert html.count("<svg") == 4 and "p10–p90" in html  # cost fan, ladder, and a price band per tier
     assert ("租期阶梯" if lang == "zh" else "Ladder") in html and ("租期阶梯" if lang == "zh" else "Ladder") in table
 
 

@@ -235,3 +235,20 @@ def test_slurmd_reads_every_plans_config(tmp_path: Path) -> None:
             gres_type, cards = next(p["Gres"] for p in parse(conf) if p.get("NodeName") == group).split(":")[1:]
             # slurmd bound the typed cards to the device files: Gres Name=gpu Type=<model> Count=N ... File=
             assert re.search(rf"Name=gpu Type={gres_type} Count={cards} .*File={dev}/", out), (name, node, out)
+
+
+def test_gpu_accounting_and_why_work_stays_on_bare_metal() -> None:
+    from export_plans import three_gpu
+
+    plan = parse_plan(three_gpu(), "three")
+    conf = export("slurm", plan, ExportOptions()).files[0].text
+    want = "AccountingStorageTRES=gres/gpu,gres/gpu:a100-80gb,gres/gpu:h100,gres/gpu:l40s"
+    # off by default (slurmctld refuses the line without slurmdbd), with the two lines to enable it
+    assert f"#   {want}" in conf and "#   AccountingStorageType=accounting_storage/slurmdbd" in conf
+    assert not any(line.startswith("AccountingStorageTRES") for line in conf.splitlines())
+    on = export("slurm", plan, ExportOptions(slurm_accounting=True)).files[0].text
+    assert want in on.splitlines()
+    lines = {line.split(":", 1)[0].strip("# "): line for line in conf.splitlines() if line.startswith("#   ")}
+    assert "required by a rule: compliance" in lines["pretrain"]
+    assert "placed on bare metal by the plan" in lines["eval"] and "rule" not in lines["eval"]
+    assert "baremetal" not in lines["burst-finetune"] and "baremetal" not in lines["notebooks"]

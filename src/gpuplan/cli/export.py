@@ -89,6 +89,11 @@ def export(
         list[str] | None,
         typer.Option("--accelerator", help="SkyPilot accelerator name, GPU=NAME (repeatable)."),
     ] = None,
+    slurm_accounting: Annotated[
+        bool,
+        typer.Option("--slurm-accounting", help="Slurm: write AccountingStorageTRES=gres/gpu active (needs "
+                     "slurmdbd; without it slurmctld refuses the line, so it is written commented)."),
+    ] = False,
     generated_at: Annotated[
         str | None,
         typer.Option(
@@ -120,6 +125,7 @@ def export(
         leased_context=leased_context,
         elastic_context=elastic_context,
         accelerators=_pairs(accelerator or [], "--accelerator"),
+        slurm_accounting=slurm_accounting,
         generated_at=generated_at,
         catalog=catalog,
     )

@@ -28,10 +28,16 @@ class Ladder(Record):
     term_months: Count = Field(ge=1)
     cards: Count = Field(ge=1, description="Cards leased (whole nodes when the offer leases by the node).")
     start_month: Count = Field(description="Month the term starts, 0 = now; it ends by the horizon.")
+    exit_probability: float = Field(ge=0, le=1, description=(
+        "Share of paths on which the lease is left before its term ends (its term's early_exit used; 0 "
+        "without an exit clause)."))
 
 
 class Against(Record):
     all_container: Cost
+    no_exit: Cost | None = Field(default=None, description=(
+        "The same ladder with leases run to term (exit clauses not used); absent when no term has one. "
+        "cost.expected below it is what the exit clauses are worth."))
     single_term: dict[str, Cost] = Field(description=(
         "Term months -> one pool on that term from month 0, renewed while it fits, its size chosen for the "
         "lowest expected cost."))
@@ -40,6 +46,14 @@ class Against(Record):
 class Regret(Record):
     expected: float = Field(ge=0, description="Mean of (ladder - best strategy in hindsight) per path.")
     p90: float = Field(ge=0)
+
+
+class Band(Record):
+    gpu: str
+    tier: Literal["container", "bare-metal"]
+    p10: list[float] = Field(description="Per month from month 0: the 10th percentile of the price per GPU-hour.")
+    p50: list[float]
+    p90: list[float]
 
 
 class CommitResult(Record):
@@ -54,4 +68,7 @@ class CommitResult(Record):
     cost: Cost
     against: Against
     regret: Regret
+    bands: list[Band] = Field(description=(
+        "The price band the paths span, per GPU and tier (container: the cheapest container offer's price; "
+        "bare-metal: the cheapest term's price for a lease signed that month)."))
     reasons: list[str]

@@ -66,6 +66,10 @@ def _reasons(res: CommitResult, lang: str) -> list[str]:
         out.append(t("commit.r_saving", lang, cost=_money(cost), cur=cur, allc=_money(allc),
                      pct=(allc - cost) / allc if allc > 0 else 0.0, term=best_t, st=_money(best.expected),
                      pct2=(best.expected - cost) / best.expected if best.expected > 0 else 0.0))
+    if res.no_exit is not None:
+        out.append(t("commit.r_exits", lang, cost=_money(cost), cur=cur, no_exit=_money(res.no_exit.expected),
+                     saved=_money(res.no_exit.expected - cost),
+                     p=f"{max((x.exit_probability for x in res.tranches), default=0.0):.0%}"))
     reg = res.regret
     out.append(t("commit.r_regret", lang, e=_money(float(reg.mean())), p90=_money(float(np.quantile(reg, 0.9))),
                  cur=cur))
@@ -77,6 +81,9 @@ def _reasons(res: CommitResult, lang: str) -> list[str]:
                  c=f"{_pct(d.container[0])}..{_pct(d.container[1])}", cs=src("container"),
                  b=f"{_pct(d.bare_metal[0])}..{_pct(d.bare_metal[1])}", bs=src("bare_metal"),
                  g=f"{_pct(d.growth[0])}..{_pct(d.growth[1])}", gs=src("growth"), paths=res.paths, seed=res.seed))
+    if d.container_volatility > 0 or d.bare_metal_volatility > 0:
+        out.append(t("commit.r_volatility", lang, c=f"{d.container_volatility:.0%}", cs=src("container_volatility"),
+                     b=f"{d.bare_metal_volatility:.0%}", bs=src("bare_metal_volatility")))
     return out
 
 
@@ -106,12 +113,17 @@ def commit_document(res: CommitResult, lang: str = "en") -> dict[str, Any]:
         "paths": res.paths,
         "seed": res.seed,
         "ladders": [{"gpu": x.gpu, "offer": x.offer, "term_months": x.term_months, "cards": x.cards,
-                     "start_month": x.start_month} for x in res.tranches],
+                     "start_month": x.start_month, "exit_probability": round(x.exit_probability, 4)}
+                    for x in res.tranches],
         "cost": _cost(res.cost),
         "against": {"all_container": _cost(res.all_container),
+                    **({"no_exit": _cost(res.no_exit)} if res.no_exit is not None else {}),
                     "single_term": {str(k): _cost(v) for k, v in sorted(res.single_term.items())}},
         "regret": {"expected": round(max(float(reg.mean()), 0.0), 2),
                    "p90": round(max(float(np.quantile(reg, 0.9)), 0.0), 2)},
+        "bands": [{"gpu": g.gpu, "tier": tier, "p10": [round(float(x), 4) for x in q[0]],
+                   "p50": [round(float(x), 4) for x in q[1]], "p90": [round(float(x), 4) for x in q[2]]}
+                  for g in res.gpus for tier, q in g.bands.items()],
         "reasons": _reasons(res, lang),
     }
 
@@ -142,6 +154,7 @@ def commit_view(res: CommitResult, lang: str = "en") -> dict[str, Any]:
                 "all_container_mean": [round(float(x), 2) for x in np.cumsum(allc_month)]},
         "gpus": gpus,
         "drifts": {"container": list(d.container), "bare_metal": list(d.bare_metal), "growth": list(d.growth),
+                   "container_volatility": d.container_volatility, "bare_metal_volatility": d.bare_metal_volatility,
                    "source": dict(d.source)},
         "scenario": res.scenario.path or "<scenario>",
     }

@@ -7,13 +7,17 @@ The model (monthly steps m = 0 .. H-1 over a horizon of H months of M = days_per
     paths       P Monte Carlo paths (seeded numpy Generator); each path draws, uniformly in the
                 scenario's ranges, a container price drift r_c and a bare-metal drift r_b per year and a
                 demand growth g per month. The same paths price every strategy (common random numbers).
+    prices      a random walk in log price per tier: index_0 = 1,
+                    ln index_(m+1) = ln index_m + ln(1 + r)/12 + sigma sqrt(1/12) z_m,   z_m ~ N(0, 1)
+                with sigma the tier's volatility a year (0: the price follows its drift exactly, as in
+                version 1). The drift is the median path's (log) trend; paths can fall and rebound.
     ladder      tranches (offer, term T months, cards, start month s) with s + T <= H; cards leased in
                 month m: L_m = sum of tranches running in m (whole nodes when leased by the node)
-    lease       a tranche pays term price x (1 + r_b)^(s/12) (signed at s, fixed for its term) for
+    lease       a tranche pays term price x bare-metal index_s (signed at s, fixed for its term) for
                 billed cards x T x M hours (`Tariff.lease_rental`), plus ops per card-month (ops per node
                 spread over its cards, as the container ops are)
     containers  what the lease does not cover: spill_m(L) = sum_t max(0, k_m d_t - L) dedicated GPU-hours,
-                x slowdown x (container price x (1 + r_c)^(m/12) + ops per GPU-hour) (`Tariff.container_cost`
+                x slowdown x (container price x container index_m + ops per GPU-hour) (`Tariff.container_cost`
                 with a drifting price); elastic work always runs here
     setup       the lease's one-off setup labour, once if anything is leased
 
@@ -39,14 +43,24 @@ Compared with:
                     ladder; regret = ladder - hindsight >= 0 on each path (a lower bound on the regret
                     against every ladder in hindsight, which would need a program per path)
 
-Leases run to term: `early_exit` shares are validated and reported, not used to leave early (a
-static ladder signed today). Money is the whole horizon's total, in the scenario's currency.
+Exits along each path: the ladder is chosen for the expected cost with leases run to term; it is then
+priced with its exit clauses used. At each month m inside a tranche whose term has `early_exit` = e, on
+each path, the lease is left when what the rest of the term costs,
+    rent_rest + ops_rest                                (rent fixed at signing)
+is more than leaving:
+    e x rent_rest + containers for the work its cards carry over the rest of the term
+at today's container price and demand scale on that path (a myopic rule: no look-ahead on the path).
+`exit_probability` is the share of paths on which a tranche is left early; `against.no_exit` is the same
+ladder with exits disallowed. The rule is used only where it lowers the expected cost (a myopic exit can
+be regretted when prices rebound); otherwise leases run to term. Money is the whole horizon's total, in
+the scenario's currency.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -72,25 +86,42 @@ class Drifts:
     bare_metal: Pair
     growth: Pair
     source: dict[str, str] = field(default_factory=dict)  # "container" -> "scenario" | "quotes" | "flat"
+    container_volatility: float = 0.0  # a year: the standard deviation of log price moves
+    bare_metal_volatility: float = 0.0
 
 
 @dataclass(frozen=True)
 class Paths:
     """Common random numbers: one draw per path of the container and bare-metal drift (per year) and
-    the demand growth (per month)."""
+    the demand growth (per month), and each tier's price index by month (the random walk of the module
+    docstring; (months, paths), month 0 = 1)."""
 
     rc: np.ndarray
     rb: np.ndarray
     g: np.ndarray
+    container_index: np.ndarray
+    bare_metal_index: np.ndarray
 
     @classmethod
-    def draw(cls, drifts: Drifts, n: int, seed: int) -> Paths:
-        u = np.random.default_rng(seed).random((3, n))
+    def draw(cls, drifts: Drifts, n: int, seed: int, months: int = 0) -> Paths:
+        rng = np.random.default_rng(seed)
+        u = rng.random((3, n))  # drawn first: version 1's paths are unchanged
 
         def scale(r: Pair, x: np.ndarray) -> np.ndarray:
             return r[0] + (r[1] - r[0]) * x
 
-        return cls(scale(drifts.container, u[0]), scale(drifts.bare_metal, u[1]), scale(drifts.growth, u[2]))
+        rc, rb, g = scale(drifts.container, u[0]), scale(drifts.bare_metal, u[1]), scale(drifts.growth, u[2])
+        z = rng.standard_normal((2, max(months - 1, 0), n))
+        m = np.arange(months, dtype=np.float64)[:, None] / 12.0
+
+        def walk(r: np.ndarray, vol: float, zz: np.ndarray) -> np.ndarray:
+            shocks = np.zeros((months, n))
+            if vol > 0 and months > 1:
+                shocks[1:] = np.cumsum(zz, axis=0) * (vol * math.sqrt(1.0 / 12.0))
+            return np.asarray(np.exp(m * np.log1p(r)[None, :] + shocks))
+
+        return cls(rc, rb, g, walk(rc, drifts.container_volatility, z[0]),
+                   walk(rb, drifts.bare_metal_volatility, z[1]))
 
     @property
     def n(self) -> int:
@@ -116,6 +147,7 @@ class Tranche:
     term_months: int
     cards: int
     start_month: int
+    exit_probability: float = 0.0  # share of paths on which the lease is left before its term ends
 
 
 @dataclass(frozen=True)
@@ -161,6 +193,8 @@ class GpuCommit:
     all_container_monthly: np.ndarray  # (months,) expected all-container cost in each month
     thresholds: tuple[Threshold, ...]
     step: int
+    no_exit: Costs | None = None  # the ladder with leases run to term (None: no term has an exit clause)
+    bands: dict[str, np.ndarray] = field(default_factory=dict)  # tier -> (3, months): p10, p50, p90 price
 
 
 @dataclass(frozen=True)
@@ -177,6 +211,7 @@ class CommitResult:
     single_term: dict[int, Costs]
     hindsight: np.ndarray
     monthly: np.ndarray  # (months, paths), all GPU types
+    no_exit: Costs | None = None
 
     @property
     def tranches(self) -> list[Tranche]:
@@ -295,6 +330,15 @@ def default_drifts(scenario: Scenario, quotes: dict[str, Pair] | None = None) ->
     c = pick("container", mk.container_price_drift if mk else None)
     b = pick("bare_metal", mk.bare_metal_price_drift if mk else None)
     g = pick("growth", mk.demand_growth if mk else None)
+    vols = {}
+    for name, given in (("container_volatility", mk.container_price_volatility if mk else None),
+                        ("bare_metal_volatility", mk.bare_metal_price_volatility if mk else None)):
+        if given is not None:
+            src[name], vols[name] = "scenario", float(given)
+        elif quotes and name in quotes:
+            src[name], vols[name] = "quotes", float(quotes[name][0])
+        else:
+            src[name], vols[name] = "flat", 0.0
     for name, r in (("container", c), ("bare_metal", b), ("growth", g)):
         if r[0] <= -1:
             field_ = {"container": "container_price_drift", "bare_metal": "bare_metal_price_drift",
@@ -302,7 +346,7 @@ def default_drifts(scenario: Scenario, quotes: dict[str, Pair] | None = None) ->
             raise ScenarioError(f"a drift of {r[0]:.0%} makes prices (or demand) zero or negative",
                                 file=scenario.path, field=f"market.{field_}",
                                 hint="a drift is a yearly change above -100%, e.g. [-0.35, -0.10].")
-    return Drifts(c, b, g, src)
+    return Drifts(c, b, g, src, vols["container_volatility"], vols["bare_metal_volatility"])
 
 
 # ------------------------------------------------------------------------------------------ engine
@@ -315,7 +359,7 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
         raise GpuplanError(f"--paths must be at least 1, got {paths}", field="--paths")
     h = horizon_months(scenario, horizon)
     dr = drifts or default_drifts(scenario)
-    pth = Paths.draw(dr, paths, seed)
+    pth = Paths.draw(dr, paths, seed, h)
     mh = int(round(scenario.days_per_month * 24))
     demand = from_schedules(scenario.workloads)
     gpus = []
@@ -330,8 +374,11 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
                                for g in gpus), np.zeros(paths)))
     hind = sum((g.hindsight for g in gpus), np.zeros(paths))
     monthly = sum((g.monthly for g in gpus), np.zeros((h, paths)))
+    no_exit = None
+    if any(g.no_exit is not None for g in gpus):
+        no_exit = Costs(sum(((g.no_exit or g.cost).per_path for g in gpus), np.zeros(paths)))
     return CommitResult(scenario, scenario.currency, h, paths, seed, dr, tuple(gpus), Costs(total), Costs(allc),
-                        single, hind, monthly)
+                        single, hind, monthly, no_exit)
 
 
 def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth: Paths, h: int,
@@ -364,7 +411,7 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     P = pth.n
     months = np.arange(h)
     k = (1.0 + pth.g)[None, :] ** months[:, None]  # (h, P)
-    cm = (1.0 + pth.rc)[None, :] ** (months[:, None] / 12.0)
+    cm = pth.container_index
     unit = sd * (ctar.unit_price() * cm + ctar.ops_per_gpu_hour)  # per dedicated GPU-hour, (h, P)
     elastic_cost = (sd_el / sd) * unit * dem.elastic[:, None] * k  # (h, P)
     kmax = float(k.max()) if P else 1.0
@@ -382,9 +429,9 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     allc_monthly = F[:, 0] + elastic_cost.mean(axis=1)
 
 
-    # bare-metal drift factor for a tranche signed at month s, per path: (1 + r_b)^(s/12)
+    # bare-metal price index for a tranche signed at month s, per path
     def bfac(s: int) -> np.ndarray:
-        return np.asarray((1.0 + pth.rb) ** (s / 12.0))
+        return np.asarray(pth.bare_metal_index[s]) if s < h else np.asarray((1.0 + pth.rb) ** (s / 12.0))
 
     def tranche_unit_cost(o: TermOption, s: int) -> np.ndarray:
         """Per path: one lease unit (step cards) on term o from month s."""
@@ -433,10 +480,27 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     if h:
         monthly[0] += setup
     ladder = Costs(monthly.sum(axis=0))
+    no_exit = None
+    exit_prob: dict[tuple[int, int], float] = {}
+    if any(options[i].early_exit is not None for (i, _s), u in best_units.items() if u > 0):
+        adaptive, exit_prob = _priced_with_exits(best_units, options, leased, step, dem, k, unit, elastic_cost,
+                                                 tranche_unit_cost)
+        if h:
+            adaptive[0] += setup
+        if adaptive.sum(axis=0).mean() < ladder.expected:  # the rule is used only where it pays on average
+            no_exit, monthly, ladder = ladder, adaptive, Costs(adaptive.sum(axis=0))
+        else:
+            exit_prob = {}
+        tranches = tuple(Tranche(x.gpu, x.offer, x.term_months, x.cards, x.start_month,
+                                 exit_prob.get((next(i for i, o in enumerate(options) if o.offer == x.offer
+                                                     and o.months == x.term_months), x.start_month), 0.0))
+                         for x in tranches)
 
     # -- single-term pools (the size with the lowest expected cost, over every size), and the hindsight
     # minimum per path (over every size up to 64 lease units, else 65 sizes spread over 0..J and each R*)
     hind = np.minimum(all_ct, ladder.per_path)
+    if no_exit is not None:
+        hind = np.minimum(hind, no_exit.per_path)
     single: dict[int, Costs] = {}
     single_cards: dict[int, int] = {}
     lo_units = math.ceil(dem.pinned / step - 1e-9)
@@ -481,8 +545,54 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
         single_cards[t] = cards
 
     thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step))
+    bands = {"container": np.quantile(ctar.unit_price() * cm, [0.1, 0.5, 0.9], axis=1)}
+    if options:
+        base = min(o.price_per_gpu_hour for o in options)
+        bands["bare-metal"] = np.quantile(base * pth.bare_metal_index, [0.1, 0.5, 0.9], axis=1)
     return GpuCommit(gpu, ct.id, tuple(options), tranches, ladder, Costs(all_ct), single, single_cards, hind,
-                     monthly, leased, dem.steady, allc_monthly, thresholds, step)
+                     monthly, leased, dem.steady, allc_monthly, thresholds, step, no_exit, bands)
+
+
+def _priced_with_exits(units: dict[tuple[int, int], int], options: list[TermOption], leased: np.ndarray,
+                       step: int, dem: _Demand, k: np.ndarray, unit: np.ndarray, elastic_cost: np.ndarray,
+                       tranche_unit_cost: Any) -> tuple[np.ndarray, dict[tuple[int, int], float]]:
+    """The ladder's cost by month on each path with its exit clauses used (the module docstring's rule),
+    and each exiting tranche's exit probability. Setup is left to the caller."""
+    h, P = unit.shape
+    L = np.repeat(leased[:, None], P, axis=1)  # cards leased by month on each path
+    lease = np.zeros((h, P))
+    probs: dict[tuple[int, int], float] = {}
+    for (i, s), u in sorted(units.items(), key=lambda kv: kv[0][1]):
+        if u <= 0:
+            continue
+        o, cards, end = options[i], float(u * step), s + options[i].months
+        per_month = u * tranche_unit_cost(o, s) / o.months  # (P,) rent at signing + ops
+        ops_pm = u * o.ops_per_card_hour * step * o.tariff.month_hours
+        rent_pm = per_month - ops_pm
+        exit_at = np.full(P, end)
+        if o.early_exit is not None:
+            active = np.ones(P, dtype=bool)
+            for m in range(s + 1, end):
+                rest = end - m
+                carried = sum((dem.spill(j, L[j] - cards, k[m]) - dem.spill(j, L[j], k[m]) for j in range(m, end)),
+                              np.zeros(P))
+                leave = o.early_exit * rent_pm * rest + carried * unit[m]
+                go = active & (leave < per_month * rest)
+                if go.any():
+                    exit_at[go] = m
+                    active &= ~go
+                    L[m:end, go] -= cards
+            probs[(i, s)] = float((exit_at < end).mean())
+        for m in range(s, end):
+            lease[m] += np.where(m < exit_at, per_month, 0.0)
+        left = exit_at < end
+        if left.any():
+            fee = (o.early_exit or 0.0) * rent_pm * (end - exit_at)
+            np.add.at(lease, (exit_at[left], np.nonzero(left)[0]), fee[left])
+    monthly = lease + elastic_cost
+    for m in range(h):
+        monthly[m] += dem.spill(m, L[m], k[m]) * unit[m]
+    return monthly, probs
 
 
 def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: int,

@@ -44,6 +44,7 @@ class ExportOptions:
     leased_context: str = "gpuplan-leased"  # SkyPilot: Kubernetes context of the leased cluster
     elastic_context: str = "gpuplan-elastic"  # SkyPilot: Kubernetes context of the elastic cluster
     accelerators: dict[str, str] = field(default_factory=dict)  # gpu id -> SkyPilot accelerator name
+    slurm_accounting: bool = False  # Slurm: AccountingStorageTRES active (slurmdbd runs) or commented
     generated_at: str | None = None  # overrides the plan's time (else SOURCE_DATE_EPOCH, plan, now)
 
     def check(self) -> None:

@@ -6,8 +6,9 @@ Leased bare-metal nodes get a low `Weight` (Slurm allocates the lowest weight fi
 `Feature=cloud,<model>`, created on demand by ResumeProgram and released by SuspendProgram after
 SuspendTime. Cards are typed GRES named by the model's short name (`Gres=gpu:h100:8`), so
 `--gres=gpu:h100:8` or `--constraint=h100` selects the model. One partition spans everything, so a
-job lands on leased nodes first and spills to elastic ones; a job that must stay on bare metal asks
-`--constraint=baremetal`.
+job lands on leased nodes first and spills to elastic ones; a job kept on bare metal asks
+`--constraint=baremetal`, and its comment says why: required by a rule, or placed there by the plan.
+`AccountingStorageTRES=gres/gpu,...` makes accounting record GPUs per job (where accounting is on).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from gpuplan.export import quantity, slurm_scripts
 from gpuplan.export.common import ExportFile, ExportOptions, ExportResult, header
 from gpuplan.export.gpus import names
-from gpuplan.export.model import Plan, Pool, spread
+from gpuplan.export.model import BARE_METAL_REQUIREMENTS, Assignment, Plan, Pool, spread
 
 LEASED_WEIGHT = 1
 ELASTIC_WEIGHT = 100
@@ -119,12 +120,32 @@ def ascend_prefixes(groups: list[NodeGroup]) -> list[str]:
     return list(dict.fromkeys(g.prefix for g in groups if g.pool.vendor == "huawei"))
 
 
+def _why_bare_metal(a: Assignment) -> str:
+    """Whether a rule requires bare metal (compliance, a custom driver) or the plan only placed it there."""
+    rules = sorted(BARE_METAL_REQUIREMENTS & set(a.requires))
+    if rules:
+        return f"required by a rule: {', '.join(rules)}"
+    return "placed on bare metal by the plan; may move if the plan changes"
+
+
 def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
     """(slurm.conf fragment, gres.conf) without headers."""
     groups = node_groups(plan)
     leased = [g for g in groups if not g.cloud]
     cloud = [g for g in groups if g.cloud]
     out = ["GresTypes=gpu"]
+    types = sorted({names(g.pool.gpu).short for g in groups})
+    tres = "AccountingStorageTRES=" + ",".join(["gres/gpu", *(f"gres/gpu:{t}" for t in types)])
+    out += ["#", "# GPU accounting: sacct and sreport record each job's GPUs (by type), not only its CPUs."]
+    if options.slurm_accounting:
+        out += ["# Needs accounting through slurmdbd (AccountingStorageType=accounting_storage/slurmdbd).", tres]
+    else:
+        out += [
+            "# slurmctld refuses this line unless accounting goes through slurmdbd, so it is off here. Enable it",
+            "# with both lines (or export with --slurm-accounting):",
+            "#   AccountingStorageType=accounting_storage/slurmdbd",
+            f"#   {tres}",
+        ]
     if cloud:
         example = cloud[0].hostlist
         out += [
@@ -168,7 +189,7 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
             out.append(f"#   {p.gpu}: --gres=gpu:{short}:N (or --constraint={short})")
     for a in plan.assignments:
         short = names(a.gpu).short
-        pin = " --constraint=baremetal (must stay on bare metal)" if a.bare_metal_only else ""
+        pin = f" --constraint=baremetal ({_why_bare_metal(a)})" if a.bare_metal_only else ""
         nodes, per_node = spread(a.gpus, plan.pool(a.gpu).gpus_per_node)
         where = f"-N {nodes} " if nodes > 1 else ""
         out.append(f"#   {a.workload}: {where}--gres=gpu:{short}:{per_node}{pin}")

@@ -2,10 +2,12 @@
 
     offers[i].terms:  [{length: 12mo, price: {amount: 180, per: gpu-day}, early_exit: 0.5}, ...]
     market:           {horizon: 12mo, container_price_drift: [-0.35, -0.10],
-                       bare_metal_price_drift: [-0.25, 0.0], demand_growth: [0.0, 0.08]}
+                       bare_metal_price_drift: [-0.25, 0.0], demand_growth: [0.0, 0.08],
+                       container_price_volatility: 0.4, bare_metal_price_volatility: 0.2}
 
 Lengths are whole months: `12mo`, or a duration (`30d`, `2w`) that is a whole number of the scenario's
-months. Drifts are per year, demand growth per month, each a number or a [low, high] range; a value
+months. Drifts are per year, demand growth per month, each a number or a [low, high] range;
+volatilities are the yearly standard deviation of log price moves (0: a price follows its drift); a value
 of -1 or below would make a price (or the demand) zero or negative, so it is refused. `early_exit` is
 the share of the remaining rent owed on leaving early, in [0, 1]. Version 1 files without these
 fields read as before: an offer without `terms` has one term, its own price for its `min_term`
@@ -60,6 +62,8 @@ class MarketIn(_Strict):
     container_price_drift: Drift | None = None
     bare_metal_price_drift: Drift | None = None
     demand_growth: Drift | None = None
+    container_price_volatility: Annotated[float, Field(ge=0, le=5)] | None = None
+    bare_metal_price_volatility: Annotated[float, Field(ge=0, le=5)] | None = None
 
     @field_validator("container_price_drift", "bare_metal_price_drift", "demand_growth")
     @classmethod
@@ -85,6 +89,8 @@ class Market:
     container_price_drift: tuple[float, float] | None
     bare_metal_price_drift: tuple[float, float] | None
     demand_growth: tuple[float, float] | None
+    container_price_volatility: float | None = None
+    bare_metal_price_volatility: float | None = None
 
 
 def months_of(value: str, days_per_month: float) -> int:
@@ -142,7 +148,8 @@ def resolve_market(m: MarketIn | None, days_per_month: float, error: ErrorAt) ->
             horizon = months_of(m.horizon, days_per_month)
         except UnitError as exc:
             raise error(("market", "horizon"), str(exc), "the horizon is whole months, e.g. 12mo or 24mo.") from None
-    return Market(horizon, _pair(m.container_price_drift), _pair(m.bare_metal_price_drift), _pair(m.demand_growth))
+    return Market(horizon, _pair(m.container_price_drift), _pair(m.bare_metal_price_drift), _pair(m.demand_growth),
+                  m.container_price_volatility, m.bare_metal_price_volatility)
 
 
 def default_term(min_term_hours: float, price_per_gpu_hour: float, days_per_month: float) -> LeaseTerm:

@@ -10,6 +10,10 @@ term still counts:
     drift a year    = exp(b) - 1
     se(b)           = sqrt(sum e^2 / dof / sxx)         least squares; dof = n - 2 (- 1 when d is fitted)
     range           = exp(b -/+ 1.645 se(b)) - 1        a 90% interval
+    volatility      sqrt( sum_i (dy_i - b dt_i)^2 / dt_i / (k - 1) )   a year: the quadratic variation of
+                    the term-normalised log price between successive quote days (a day's quotes averaged),
+                    around the drift; k increments, at least 2 (else 0). Quotes from different providers
+                    on nearby days add their spread to it, so it is an upper estimate for one vendor.
 
 A group needs at least 3 quotes on at least 2 different days; fewer give no fit.
 """
@@ -48,12 +52,14 @@ class Trend:
     se_log: float  # standard error of the log slope a year
     term_discount: float = TERM_DISCOUNT
     term_discount_fitted: bool = False
+    volatility: float = 0.0  # a year
 
     def to_json(self) -> dict[str, Any]:
         return {"gpu": self.gpu, "mode": self.mode, "currency": self.currency, "quotes": self.n,
                 "first": self.first, "last": self.last, "drift_per_year": round(self.drift, 4),
                 "drift_low": round(self.low, 4), "drift_high": round(self.high, 4),
-                "se_log_slope": round(self.se_log, 4), "term_discount": round(self.term_discount, 4),
+                "se_log_slope": round(self.se_log, 4), "volatility": round(self.volatility, 4),
+                "term_discount": round(self.term_discount, 4),
                 "term_discount_source": "fitted" if self.term_discount_fitted else TERM_DISCOUNT_SOURCE}
 
 
@@ -94,7 +100,17 @@ def fit(quotes: Sequence[Quote]) -> Trend | None:
     q0 = quotes[0]
     return Trend(q0.gpu, q0.mode, q0.currency, n, min(q.quoted_on for q in quotes).isoformat(),
                  max(q.quoted_on for q in quotes).isoformat(), math.expm1(b), math.expm1(b - Z90 * se),
-                 math.expm1(b + Z90 * se), se, d, fitted)
+                 math.expm1(b + Z90 * se), se, d, fitted, _volatility(t, y - d * lterm, b))
+
+
+def _volatility(t: np.ndarray, y: np.ndarray, b: float) -> float:
+    """The yearly volatility of the module docstring from times `t` (years) and normalised log prices."""
+    days, inv = np.unique(t, return_inverse=True)
+    level = np.bincount(inv, weights=y) / np.bincount(inv)
+    dt, dy = np.diff(days), np.diff(level)
+    if len(dt) < 2:
+        return 0.0
+    return math.sqrt(float(((dy - b * dt) ** 2 / dt).sum()) / (len(dt) - 1))
 
 
 def fit_trends(quotes: Sequence[Quote]) -> list[Trend]:
@@ -107,7 +123,8 @@ def fit_trends(quotes: Sequence[Quote]) -> list[Trend]:
 
 
 def drift_ranges(trends: Sequence[Trend], gpus: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """The `commit` ranges (container, bare_metal) from the fits of the scenario's GPUs: per tier, the fit
+    """The `commit` ranges (container, bare_metal, and their `*_volatility` as (v, v)) from the fits of the
+    scenario's GPUs: per tier, the fit
     with the most quotes among them (hourly VMs stand for containers when no container quote fits)."""
     out: dict[str, tuple[float, float]] = {}
     for modes, key in ((("container", "vm"), "container"), (("bare-metal",), "bare_metal")):
@@ -116,5 +133,6 @@ def drift_ranges(trends: Sequence[Trend], gpus: Sequence[str]) -> dict[str, tupl
             if fits:
                 best = max(fits, key=lambda f: (f.n, f.gpu))
                 out[key] = (max(best.low, -0.99), best.high)
+                out[f"{key}_volatility"] = (best.volatility, best.volatility)
                 break
     return out

@@ -123,6 +123,22 @@ def fan_svg(view: dict[str, Any], lang: str) -> str:
                     PALETTE[1], dash=True)]))
 
 
+def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
+    """One fan chart a band of `gpuplan.commit/1`: the price per GPU-hour the paths span by month."""
+    out = []
+    for i, b in enumerate(view["doc"].get("bands", [])):
+        xs = list(range(len(b["p50"])))
+        color = PALETTE[i % len(PALETTE)]
+        title = t("commit.price_band", lang, gpu=b["gpu"], tier=t(f"commit.tier_{b['tier']}", lang))
+        out.append(line_chart(Chart(
+            title=title, x_label="month", y_label=f"{view['doc']['currency']} / GPU-h", y_fmt=lambda y: f"{y:,.2f}",
+            x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
+            bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, b["p10"], strict=True)],
+                        [(x, y) for x, y in zip(xs, b["p90"], strict=True)], color)],
+            lines=[Line("p50", list(zip(xs, b["p50"], strict=True)), color)])))
+    return out
+
+
 def timeline_svg(view: dict[str, Any], lang: str) -> str:
     months = len(view["fan"]["p50"])
     stacks = []
@@ -165,6 +181,8 @@ def commit_html(view: dict[str, Any], lang: str) -> str:
         "expected", "p10", "p50", "p90")) + "</tr>" for n, c in _strategy_rows(view, lang))
     body.append(f"<table><tr>{heads}</tr>{rows}</table>")
     body.append(f"<figure><figcaption>{e(t('commit.fan', lang))}</figcaption>{fan_svg(view, lang)}</figure>")
+    for svg in price_band_svgs(view, lang):
+        body.append(f"<figure>{svg}</figure>")
     body.append(f"<p>{e(t('commit.regret', lang, e=_m(doc['regret']['expected']), p90=_m(doc['regret']['p90'])))}</p>")
     body.append(f"<h2>{e(t('commit.reasons', lang))}</h2><ul>" + "".join(f"<li>{e(r)}</li>" for r in doc["reasons"])
                 + "</ul>")
