@@ -11,7 +11,7 @@ shared openb trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 62
 6.2 million): `gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, run in turn
 (A B A B ..., after a warm-up each, with Python's bytecode cache on as after `pip install`), the
 ratio of the medians and the median of the paired ratios. Then, labelled as such, in-process
-figures of the lean path's C steps (read, select, sort, replay, summary) on the largest trace.
+figures of the command's steps (read, sort, replay, summary) on the largest trace.
 Goals (issue 15): never slower than the plain replay; >= 20x it at x100; x1000 under 3 s and 1.5 GB.
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 1,10,100,1000] [--repeats 3]
@@ -200,6 +200,8 @@ def main() -> int:
     ap.add_argument("--wait-hours", type=float, default=2.0)
     ap.add_argument("--repeats", type=int, default=3, help="median of N whole-process runs")
     ap.add_argument("--plain-max-copies", type=int, default=100, help="skip the baseline above this (minutes)")
+    ap.add_argument("--deep", action="store_true",
+                    help="on the largest trace: -r 8 against -r 32 (--wait inf, strict-fifo) and peak memory")
     args = ap.parse_args()
     if args.plain:
         print(json.dumps(plain_replay(args.plain, args.reserved, args.wait_hours * 3600)))
@@ -254,38 +256,52 @@ def main() -> int:
             else:
                 line += f" {'-':>9} {'-':>7}  (baseline skipped: --plain-max-copies)"
             print(line, flush=True)
+            base = os.environ.get("GPUPLAN_BASELINE")  # a checkout with its own venv (e.g. /work/base)
+            if base and copies in (1, 100):
+                base_cmd = [str(Path(base) / ".venv" / "bin" / "gpuplan"), *ours_cmd[1:]]
+                (t_o, c_o, _), (t_b, c_b, _), (r_ob, _, _) = paired(ours_cmd, base_cmd, args.repeats)
+                print(f"{'':>10} against GPUPLAN_BASELINE={base}: this {t_o:.3f} s ({c_o:.3f} CPU s), "
+                      f"baseline {t_b:.3f} s ({c_b:.3f} CPU s); this/baseline {t_o / t_b:.2f}x wall, "
+                      f"{c_o / c_b:.2f}x CPU", flush=True)
             if copies == max(int(c) for c in args.copies.split(",")):
+                if args.deep:
+                    deep(path, args)
                 in_process(path, args)
             if path != SHARED:
                 path.unlink()
     return 0 if ok else 1
 
 
-def in_process(path: Path, args: argparse.Namespace) -> None:
-    """In-process figures for the largest trace, step by step as the command's lean path runs them
-    (after imports, in this process: not what a user sees)."""
-    from gpuplan.sim import _ckernel as k
-    from gpuplan.sim.lean import _PLAIN_FORMATS
+def deep(path: Path, args: argparse.Namespace) -> None:
+    """Issue 23: `-r 8 --wait inf --queueing strict-fifo` (most jobs queue) at most 2.5x the same with
+    `-r 32`, and peak memory under 600 MB."""
+    cmds = [[str(GPUPLAN), "simulate", str(path), "-r", r, "--wait", "inf", "--queueing", "strict-fifo", "-o", "json"]
+            for r in ("8", "32")]
+    (t8, c8, _), (t32, c32, _), (paired_ratio, _, _) = paired(cmds[0], cmds[1], args.repeats)
+    mb = [peak_mb(c) for c in cmds]
+    print(f"\nDEEP QUEUES, {path.name}, --wait inf, strict-fifo, median of {args.repeats}: -r 8 {t8:.3f} s "
+          f"({c8:.3f} CPU s, {mb[0]:.0f} MB), -r 32 {t32:.3f} s ({c32:.3f} CPU s, {mb[1]:.0f} MB); "
+          f"-r 8 / -r 32 {t8 / t32:.2f}x wall, {c8 / c32:.2f}x CPU (paired median {1 / paired_ratio:.2f}x)",
+          flush=True)
 
-    names, kind, _ = _PLAIN_FORMATS["alibaba-2023"]
+
+def in_process(path: Path, args: argparse.Namespace) -> None:
+    """In-process figures for the largest trace, step by step as the command runs them (after imports,
+    in this process: not what a user sees): read (the C reader), sort, replay (the C loop), summary."""
+    from gpuplan.sim.replay import Jobs, replay, summarize
+    from gpuplan.sim.traces import read_trace
+
     t = [time.perf_counter()]
-    got = k.read_columns(str(path), names)
+    trace = read_trace(path, gpu_types=False)
     t.append(time.perf_counter())
-    assert got is not None
-    selected = k.select_jobs(kind, got[1])
-    assert selected is not None
-    submit, duration, gpus, _, _ = selected
+    jobs = Jobs.from_trace(trace)
     t.append(time.perf_counter())
-    units = k.prepare([submit, duration, gpus])
+    res = replay(jobs, args.reserved, args.wait_hours * 3600, "strict-fifo", "gpu", 8)
     t.append(time.perf_counter())
-    n = len(submit) // 8
-    start, burst = bytearray(8 * n), bytearray(n)
-    k.replay(submit, duration, units, 1, args.reserved * 1000, args.wait_hours * 3600, False, start, burst)
+    summarize(jobs, res, args.reserved)
     t.append(time.perf_counter())
-    k.summarize([submit, duration, gpus, start, burst], 1.0)
-    t.append(time.perf_counter())
-    steps = ("read", "select", "sort", "replay", "summary")
-    print(f"\nIN-PROCESS, {path.name} ({n:,} jobs; the lean path's C steps): "
+    steps = ("read", "sort", "replay", "summary")
+    print(f"\nIN-PROCESS, {path.name} ({len(jobs):,} jobs; the command's steps): "
           + ", ".join(f"{s} {b - a:.3f} s" for s, a, b in zip(steps, t[:-1], t[1:], strict=True)))
 
 

@@ -12,7 +12,6 @@ CLI's `--help` none of the engines).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -116,7 +115,8 @@ def plan(
                            hint="--demand reads hourly GPUs (time,gpu,gpus); --trace reads a job trace.")
     if demand is not None:
         # a sample repeats to a typical period; workloads without demand rows keep their schedule
-        dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)), scen.workloads)
+        dem = demand_mod.add_schedules(demand_mod.repeat_sample(demand_mod.from_csv(demand)),
+                                       [w for w in scen.workloads if not w.once])
     elif trace is not None:
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         # workloads on a GPU the trace never names keep their own schedule (never dropped)
@@ -125,9 +125,10 @@ def plan(
 
         check_trace_rows(trace)  # past 10 million rows: exit 2 before reading it
         jobs = read_trace(trace, trace_format)
-        dem = demand_mod.add_schedules(demand_mod.from_trace(jobs, gpus[0], trace), scen.workloads)
-    else:
-        dem = demand_mod.from_schedules(scen.workloads)
+        dem = demand_mod.add_schedules(demand_mod.from_trace(jobs, gpus[0], trace),
+                                       [w for w in scen.workloads if not w.once])
+    else:  # one-off work (`once: true`) never sizes a standing pool: plan lists it under `projects`
+        dem = demand_mod.from_schedules([w for w in scen.workloads if not w.once])
     unknown = sorted(set(dem.by_gpu) - {o.gpu for o in scen.offers})
     if unknown:
         raise GpuplanError(f"the demand names GPU(s) no offer provides: {', '.join(unknown)}",
@@ -176,9 +177,10 @@ def plan_document(
 
 def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> Any:
     """`plan --max-wait` on an hourly curve: the fluid queue of `engines.waiting` at each candidate size,
-    priced as the plan's own curve with the bursts the queue leaves (see `plan_document`)."""
+    priced as the plan's own curve with the bursts the queue leaves, plus the waiting at the team's
+    `researcher_hour_cost` (see `engines.waiting.waiting_cost`)."""
     from gpuplan.contracts.plan import PlanWaiting
-    from gpuplan.engines.waiting import fluid_queue
+    from gpuplan.engines.waiting import fluid_queue, waiting_cost
     from gpuplan.models.tariff import Tariff
     from gpuplan.sim.cost import recommend
 
@@ -190,10 +192,14 @@ def _fluid_waiting(pool: Any, scenario: Scenario, budget: dict[str, float]) -> A
     runs = []
     sizes = [int(r) for r in pool.sizing.candidates]
     for i, r in enumerate(sizes):
-        fr = fluid_queue(pool.demand_pool, r, after)
+        # no pool (R = 0) with somewhere to burst: nothing to wait for, everything bursts at once
+        fr = fluid_queue(pool.demand_pool, r, after if (r > 0 or container is None) else 0.0)
         extra = (fr.burst_gpu_hours - float(pool.sizing.spill[i])) * pool.slowdown
         cost = float(pool.curve_per_month[i]) + (container.container_cost(extra) * f if container else 0.0)
-        runs.append({"reserved_gpus": r, "wait_hours": fr.wait_hours, "cost": {"per_month": round(cost, 2)}})
+        priced: dict[str, Any] = {"per_month": round(cost, 2)}
+        if scenario.team.researcher_hour_cost > 0:
+            priced["waiting_per_month"] = round(waiting_cost(fr, pool.demand_pool, scenario, pool.gpu) * f, 2)
+        runs.append({"reserved_gpus": r, "wait_hours": fr.wait_hours, "cost": priced})
     out = recommend(runs, budget)
     return PlanWaiting.model_validate({
         "model": "fluid", "max_wait_hours": budget, "burst_after_hours": after if after != float("inf") else None,
@@ -462,6 +468,7 @@ def _audit_price(price: str, currency: str, gpus_per_node: int | None, keys: Seq
 
 def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str | Path | None) -> DemandCurve:
     from gpuplan.telemetry import demand_csv, demand_curve
+    from gpuplan.telemetry.demand import mark_once
 
     cat = None
     try:
@@ -481,7 +488,7 @@ def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str |
                 return str(spec.id)
         return model or gpu_type or "gpu"
 
-    rows = demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu")
+    rows = mark_once(demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu"))
     return DemandCurve(mode=mode, rows=len(rows), csv=demand_csv(rows))
 
 
@@ -531,12 +538,9 @@ def vendors(
                                hint=f"offers: {', '.join(ids)}")
         p = Path(measured)
         hint = "give the file `gpuplan probe -o json` wrote on the offer's node."
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise GpuplanError(f"cannot read: {exc.strerror}", file=p, hint=hint) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise GpuplanError(f"not JSON: {exc}", file=p, hint=hint) from None
+        from gpuplan.limits import load_json
+
+        doc = load_json(p, hint=hint)
         try:
             found = probe_network(doc)
         except ValueError as exc:

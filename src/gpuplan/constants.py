@@ -30,3 +30,8 @@ IDLE_UTILIZATION_BELOW: Final = 0.05
 # A GPU is classed busy on its mean at 80%, above the 70% rule: a margin so that a GPU hovering at the
 # rule is judged by its pattern (starved, mixed, partial) instead of being waved through as busy.
 BUSY_CLASS_MEAN: Final = 0.80
+
+# A service replica in a container starts about 5 minutes before it serves (image pull on a warm node,
+# model load and health checks: Kubernetes pod start-up with a cached image plus a warm-up). Elastic
+# capacity that follows a daily profile pays that start-up on every step up. An estimate, as of 2026-12.
+CONTAINER_STARTUP_HOURS: Final = 5.0 / 60.0

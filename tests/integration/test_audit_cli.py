@@ -165,3 +165,20 @@ def test_exactly_70_percent_counts_as_busy(tmp_path: Path, capsys: pytest.Captur
     assert main(["audit", str(log), "-o", "json"]) == 0
     gpu = json.loads(capsys.readouterr().out)["gpus"][0]
     assert gpu["busy_share"] == pytest.approx(1.0) and gpu["idle_share"] == 0
+
+
+def test_audit_json_imports_only_what_it_runs(logs) -> None:
+    """`audit FILE -o json` loads no renderer or message catalog it does not use, no advice engine, no
+    scipy or jinja2 (issue 23: start-up is paid on every command)."""
+    csvs = [str(f) for f in logs.files if f.suffix == ".csv"][:1]
+    code = (
+        "import sys, io, contextlib\nfrom gpuplan.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    rc = main(['audit', *{csvs!r}, '-o', 'json'])\n"
+        "print(rc, ' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "0"
+    loaded = set(out[1:])
+    unused = {"gpuplan.engines.advise", "gpuplan.render.audit", "gpuplan.render.html", "gpuplan.i18n",
+              "scipy", "jinja2", "numba"}
+    assert not loaded & unused

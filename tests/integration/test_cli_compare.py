@@ -36,6 +36,25 @@ def test_json_and_markdown_and_chinese(capsys: pytest.CaptureFixture[str]) -> No
     assert md.startswith("# gpuplan 比较") and "结论" in md
 
 
+@pytest.mark.parametrize("tail", [["-o", "json"], ["--output=json", "--lang", "zh"], ["-o", "json", "--catalog"]])
+def test_json_through_the_one_command_honours_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      tail: list[str]) -> None:
+    """Every compare line runs the one typer command (no second parser that could drop an option):
+    `--explain` adds each option's formula lines to the JSON, and only it does."""
+    if tail[-1] == "--catalog":  # a catalog that adds nothing
+        (tmp_path / "empty.yaml").write_text("offers: []\n", encoding="utf-8")
+        tail = [*tail, str(tmp_path / "empty.yaml")]
+    plain_code, plain = main(["compare", str(SEED), *tail]), json.loads(capsys.readouterr().out)
+    explained_code, explained = main(["compare", str(SEED), *tail, "--explain"]), json.loads(capsys.readouterr().out)
+    assert plain_code == explained_code == 0
+    options = [o for w in explained["workloads"] for o in w["options"]]
+    assert options and all(o["explain"] for o in options)
+    assert all("explain" not in o for w in plain["workloads"] for o in w["options"])
+    for o in options:
+        del o["explain"]
+    assert explained == plain
+
+
 def test_init_writes_a_scenario_that_compares(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "s.yaml"
     assert main(["init", str(target)]) == 0
@@ -90,3 +109,37 @@ def test_measured_needs_offer(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     probe.write_text("{not json")
     assert main(["compare", str(SEED), "--measured", str(probe)]) == 2
     assert "p.json" in capsys.readouterr().err
+
+
+def _many(n: int) -> str:
+    lines = ["version: 1", "currency: USD", "offers:",
+             "  - {id: bm, gpu: l4, mode: bare-metal, price: {amount: 1.5, per: gpu-hour}, min_term: 30d}",
+             "  - {id: ct, gpu: l4, mode: container, price: {amount: 3.0, per: gpu-hour}}", "workloads:"]
+    lines += [f"  - {{id: job-{i}, kind: training, gpu: l4, gpus: {1 + i % 8}, hours_per_day: {1 + i % 24}, "
+              f"duration: 30d}}" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def test_past_the_limit_a_summary_first_and_details_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.render.compare import DETAILS_AT_MOST
+
+    monkeypatch.setenv("COLUMNS", "100")
+    path = tmp_path / "many.yaml"
+    n = DETAILS_AT_MOST + 1
+    path.write_text(_many(n), encoding="utf-8")
+    assert main(["compare", str(path), "-o", "json"]) == 0
+    verdicts = {w["id"]: w["recommendation"]["offer"] for w in json.loads(capsys.readouterr().out)["workloads"]}
+    assert main(["compare", str(path)]) == 0
+    summary = capsys.readouterr().out
+    rows = [line.split("│")[1:4] for line in summary.splitlines() if line.startswith("│")]
+    assert {r[0].strip(): r[2].strip() for r in rows} == verdicts  # one row a workload, its verdict
+    assert "add --details" in " ".join(summary.split()) and "Break-even:" not in summary
+    assert main(["compare", str(path), "--details"]) == 0
+    details = capsys.readouterr().out
+    assert details.startswith(summary.split("add --details")[0].rsplit("\n", 1)[0])  # the same summary first
+    assert details.count("Break-even:") == n and "each workload's options, reasons and warnings follow" in details
+    path.write_text(_many(DETAILS_AT_MOST), encoding="utf-8")
+    assert main(["compare", str(path)]) == 0
+    few = capsys.readouterr().out
+    assert few.count("Break-even:") == DETAILS_AT_MOST and "--details" not in few

@@ -372,3 +372,36 @@ def test_autogenerate_against_the_migrated_schema_proposes_nothing(db: str) -> N
         diff = compare_metadata(MigrationContext.configure(conn), QUOTES.metadata)
     engine.dispose()
     assert diff == []
+
+
+def test_a_locked_postgresql_table_waits_the_timeout_then_exits_2(postgres: str, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: PostgreSQL's lock_timeout is GPUPLAN_DB_TIMEOUT; a writer holding the table does not hang an add."""
+    import time
+
+    from sqlalchemy import create_engine, text
+
+    from gpuplan.quotes import store
+
+    store._ENGINES.clear()
+    api.quotes_list(db=postgres)  # the schema exists
+    store._ENGINES.clear()
+    monkeypatch.setenv(store.TIMEOUT_ENV, "1")
+    holder = create_engine(postgres.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with holder.connect() as conn:
+            tx = conn.begin()
+            conn.execute(text("LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE"))
+            t0 = time.perf_counter()
+            code = main(["quotes", "add", "--provider", "p", "--gpu", "ascend-910b", "--mode", "container",
+                         "--price", "10", "--per", "gpu-hour", "--currency", "CNY", "--date", "2026-01-02",
+                         "--db", postgres])
+            secs = time.perf_counter() - t0
+            tx.rollback()
+    finally:
+        holder.dispose()
+        store._ENGINES.clear()
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and "Traceback" not in err and secs < 10, (secs, err)
+    assert "locked" in err and store.TIMEOUT_ENV in err, err
+    assert all(q.provider != "p" for q in api.quotes_list(db=postgres))

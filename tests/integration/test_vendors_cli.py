@@ -153,7 +153,7 @@ def test_bad_measured_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     rc, _, err = run(capsys, "vendors", str(scen), "--measured", str(bad))
-    assert rc == 2 and "bad.json" in err and "not JSON" in err
+    assert rc == 2 and "bad.json" in err and "not valid JSON" in err
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"schema": "gpuplan.plan/1"}))
     rc, _, err = run(capsys, "vendors", str(scen), "--measured", str(other))

@@ -1,4 +1,7 @@
-"""Replay semantics: hand-computed tiny traces, invariants (hypothesis), reference == compiled."""
+"""Replay semantics: hand-computed tiny traces, invariants (hypothesis), reference == compiled.
+
+Every comparison runs the C loop itself (`run_kernel` with `_ckernel.replay`) and the plain reference,
+never `replay` against itself: where the extension is missing `replay` is the reference."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from hypothesis import strategies as st
 from gpuplan.errors import UsageError
 from gpuplan.sim.replay import (
     Jobs,
+    ReplayResult,
     kernel_name,
     parse_reserved,
     replay,
@@ -30,8 +34,14 @@ def jobs_of(rows: list[tuple[float, float, float]]) -> Jobs:
     return Jobs.from_trace(Trace(submit=s, duration=d, gpus=g))
 
 
+def compiled(jobs: Jobs, r: int, wait: float, queueing: str, packing: str, gpn: int) -> ReplayResult:
+    """The C loop, run for real (skips where `pip install` could not build it)."""
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    return run_kernel(ck.replay, jobs, r, wait, queueing, packing, gpn)
+
+
 def both(jobs: Jobs, r: int, wait: float, queueing: str = "strict-fifo", packing: str = "gpu", gpn: int = 8):
-    a = replay(jobs, r, wait, queueing, packing, gpn)
+    a = compiled(jobs, r, wait, queueing, packing, gpn)
     b = replay_reference(jobs, r, wait, queueing, packing, gpn)
     assert np.array_equal(a.start, b.start), (a.start, b.start)
     assert np.array_equal(a.burst, b.burst), (a.burst, b.burst)
@@ -170,7 +180,7 @@ def _capacity_ok(jobs: Jobs, start: np.ndarray, burst: np.ndarray, r: int) -> bo
 def test_invariants(rows, nodes, wait, queueing, packing) -> None:  # type: ignore[no-untyped-def]
     jobs = jobs_of([(float(a), float(b), g) for a, b, g in rows])
     r = nodes * 8
-    a = replay(jobs, r, wait, queueing, packing, 8)
+    a = compiled(jobs, r, wait, queueing, packing, 8)
     b = replay_reference(jobs, r, wait, queueing, packing, 8)
     assert np.array_equal(a.start, b.start) and np.array_equal(a.burst, b.burst)
     out = summarize(jobs, a, r)
@@ -212,43 +222,34 @@ def openb(shared_dir):  # type: ignore[no-untyped-def]
     ],
 )
 def test_reference_and_compiled_agree_on_the_shared_trace(openb, r, wait, queueing, packing) -> None:  # type: ignore[no-untyped-def]
-    a = replay(openb, r, wait, queueing, packing, 8)
+    a = compiled(openb, r, wait, queueing, packing, 8)
     b = replay_reference(openb, r, wait, queueing, packing, 8)
     assert np.array_equal(a.start, b.start)
     assert np.array_equal(a.burst, b.burst)
     assert 0 < a.burst.sum() < len(openb) or wait == INF
 
 
-def _kernels() -> list[tuple[str, object]]:
-    """Every compiled loop this machine has: the C extension (built by `pip install`) and numba."""
-    out: list[tuple[str, object]] = []
-    try:
-        from gpuplan.sim._ckernel import replay as ckernel
-
-        out.append(("c", ckernel))
-    except ImportError:
-        pass
-    from gpuplan.sim._kernel import replay_kernel
-
-    out.append(("numba", replay_kernel))
-    return out
-
-
-@pytest.mark.parametrize(("name", "kernel"), _kernels())
-@pytest.mark.parametrize(
-    ("r", "wait", "queueing", "packing"),
-    [
-        (16, 7200.0, "strict-fifo", "gpu"),
-        (8, 21600.0, "best-effort-fifo", "gpu"),
-        (16, 3600.0, "best-effort-fifo", "node"),
-        (24, 0.0, "strict-fifo", "node"),
-    ],
+DEEP = st.lists(  # many jobs, long runs, multi-node sizes: deep queues that stay queued for long
+    st.tuples(st.integers(0, 400), st.integers(1, 200), st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0])),
+    min_size=1,
+    max_size=400,
 )
-def test_every_compiled_loop_agrees_with_the_reference(openb, name, kernel, r, wait, queueing, packing) -> None:  # type: ignore[no-untyped-def]
-    a = run_kernel(kernel, openb, r, wait, queueing, packing, 8)  # type: ignore[arg-type]
-    b = replay_reference(openb, r, wait, queueing, packing, 8)
-    assert np.array_equal(a.start, b.start), name
-    assert np.array_equal(a.burst, b.burst), name
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=DEEP,
+    nodes=st.integers(1, 4),
+    wait=st.sampled_from([0.0, 30.0, 500.0, INF]),
+    queueing=st.sampled_from(["strict-fifo", "best-effort-fifo"]),
+    packing=st.sampled_from(["gpu", "node"]),
+)
+def test_compiled_equals_reference_on_deep_queues(rows, nodes, wait, queueing, packing) -> None:  # type: ignore[no-untyped-def]
+    jobs = jobs_of([(float(a), float(b), g) for a, b, g in rows])
+    a = compiled(jobs, nodes * 8, wait, queueing, packing, 8)
+    b = replay_reference(jobs, nodes * 8, wait, queueing, packing, 8)
+    assert np.array_equal(a.start, b.start)
+    assert np.array_equal(a.burst, b.burst)
 
 
 def test_the_installed_package_runs_the_c_loop() -> None:
@@ -258,34 +259,38 @@ def test_the_installed_package_runs_the_c_loop() -> None:
     from pathlib import Path
 
     if shutil.which("cc") is None or not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
-        pytest.skip("no C compiler or Python headers here: the package falls back to numba")
+        pytest.skip("no C compiler or Python headers here: the package falls back to the reference")
     assert kernel_name() == "c"
 
 
-def test_without_the_extension_simulate_falls_back_to_numba() -> None:
-    """A machine without a compiler: the import fails, the numba loop gives the same answers."""
+def test_without_the_extension_simulate_runs_the_reference() -> None:
+    """A machine without a compiler: the import fails, `replay` is the plain reference, same answers."""
     import subprocess
     import sys
 
     code = (
         "import sys; sys.modules['gpuplan.sim._ckernel'] = None\n"
         "import numpy as np\n"
-        "from gpuplan.sim.replay import Jobs, replay, replay_reference, kernel_name\n"
+        "from gpuplan.sim.replay import Jobs, replay, kernel_name\n"
         "from gpuplan.sim.traces import Trace\n"
         "rng = np.random.default_rng(3)\n"
         "n = 400\n"
         "tr = Trace(submit=np.sort(rng.integers(0, 2000, n)).astype(float), duration=rng.integers(1, 300, n)"
         ".astype(float), gpus=rng.choice([0.5, 1.0, 2.0, 8.0, 12.0], n))\n"
-        "jobs = Jobs.from_trace(tr)\n"
-        "a = replay(jobs, 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
-        "b = replay_reference(jobs, 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
-        "assert np.array_equal(a.start, b.start) and np.array_equal(a.burst, b.burst)\n"
-        "print(kernel_name(), int(a.burst.sum()))\n"
+        "a = replay(Jobs.from_trace(tr), 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
+        "print(kernel_name(), int(a.burst.sum()), a.start.tobytes().hex())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    name, bursts = out.stdout.split()
-    assert name == "numba"
+    name, bursts, starts = out.stdout.split()
+    assert name == "reference"
     assert 0 < int(bursts) < 400
+    rng = np.random.default_rng(3)  # the same jobs here, through the C loop
+    n = 400
+    tr = Trace(submit=np.sort(rng.integers(0, 2000, n)).astype(float), duration=rng.integers(1, 300, n).astype(float),
+               gpus=rng.choice([0.5, 1.0, 2.0, 8.0, 12.0], n))
+    c = compiled(Jobs.from_trace(tr), 16, 60.0, "best-effort-fifo", "node", 8)
+    assert c.start.tobytes().hex() == starts
+    assert int(c.burst.sum()) == int(bursts)
 
 
 def test_sweep_on_the_shared_trace(openb) -> None:  # type: ignore[no-untyped-def]

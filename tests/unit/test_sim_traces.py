@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuplan.errors import TraceError
 from gpuplan.sim.traces import detect_format, read_trace
@@ -321,3 +323,37 @@ def test_replay_reader_in_parallel_chunks_matches_the_general_one(tmp_path: Path
     full, fast = read_trace(p), read_trace(p, gpu_types=False)
     _same(full, fast)
     assert fast.records == n
+
+
+CELLS = st.one_of(st.integers(-10**12, 10**12).map(str), st.floats(-1e9, 1e9, allow_nan=False).map(repr),
+                  st.just(""), st.sampled_from(["0", "1.5", "1e3", " 7 ", "-0"]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.tuples(CELLS, CELLS, CELLS), min_size=1, max_size=40),
+    window=st.sampled_from([1, 7, 50, 333, 4096]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    last_newline=st.booleans(),
+    bom=st.booleans(),
+)
+def test_the_c_reader_maps_the_file_in_windows_and_reads_every_value(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, str, str]], window: int, newline: str,
+    last_newline: bool, bom: bool,
+) -> None:
+    """read_columns maps the file a window at a time (64 MiB by default; here as small as a byte, so
+    that lines cross every window's edge and windows grow for long lines): the values equal Python's
+    float() of each cell (NaN where empty), whatever the window."""
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    text = newline.join(["a,skip,b,c", *(f"{x},zz,{y},{z}" for x, y, z in rows)]) + (newline if last_newline else "")
+    f = tmp_path_factory.mktemp("win") / "t.csv"
+    f.write_bytes(("\ufeff" if bom else "").encode() + text.encode())
+    want = [[float(r[k]) if r[k].strip() else float("nan") for r in rows] for k in range(3)]
+    for w in (window, 0):
+        got = ck.read_columns(str(f), ("c", "a", "b"), -1, w)
+        assert got is not None
+        n, cols = got
+        assert n == len(rows)
+        values = [np.frombuffer(c, dtype=np.float64).tolist() for c in cols]
+        assert np.array_equal(values, [want[2], want[0], want[1]], equal_nan=True)
+    assert ck.read_columns(str(f), ("a",), len(rows) - 1, window) is None  # past max_rows: refused

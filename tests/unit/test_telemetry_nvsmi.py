@@ -12,7 +12,7 @@ from telemetry_truth import STEP_S, write_logs
 
 from gpuplan.contracts.audit_document import to_json
 from gpuplan.errors import TelemetryError
-from gpuplan.telemetry import Collector, analyze, read_into
+from gpuplan.telemetry import Collector, _loops, analyze, read_into
 from gpuplan.telemetry.nvsmi import read_nvsmi
 
 
@@ -138,3 +138,65 @@ def test_mean_of_regular_samples_is_plain_mean(
     assert g.observed_hours == pytest.approx(len(utils) * 10 / 3600)
     assert res.fleet.mean_util == pytest.approx(g.mean_util)
     assert g.cls in ("busy", "idle", "starved", "mixed", "partial")
+
+
+LAYOUTS = {  # header, a good row's cells at second s (the C parser takes the first; the rest go careful)
+    "index": ("timestamp, index, utilization.gpu [%], memory.used [MiB]",
+              lambda s: [f"2024/01/01 00:{s // 60 % 60:02d}:{s % 60:02d}.000", "0", "50 %", "5 MiB"]),
+    "uuid": ("timestamp, uuid, utilization.gpu [%]",
+             lambda s: [f"2024/01/01 00:{s // 60 % 60:02d}:{s % 60:02d}.000", "GPU-a", "50 %"]),
+    "hostname": ("timestamp, hostname, index, utilization.gpu [%]",
+                 lambda s: [f"2024/01/01 00:{s // 60 % 60:02d}:{s % 60:02d}.000", "n1", "0", "50 %"]),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    layout=st.sampled_from(sorted(LAYOUTS)),
+    rows=st.lists(st.sampled_from(["ok", "ok", "ok", "ok", "extra", "missing", "one"]), min_size=1, max_size=60),
+    cut=st.integers(0, 30),  # the last line cut short by that many bytes (a log cut by a crash)
+    block=st.sampled_from([64, 200, 1 << 20]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+)
+def test_rows_with_extra_or_missing_cells_are_counted_with_their_lines(
+    tmp_path_factory: pytest.TempPathFactory, layout: str, rows: list[str], cut: int, block: int, newline: str
+) -> None:
+    """Any mix of rows with too many or too few cells, and a truncated last line, in any block size:
+    each bad row in the ledger as malformed (too many) or truncated (too few) with file:line, every
+    good row read, never an internal error."""
+    header, good = LAYOUTS[layout]
+    lines, want = [header], {"malformed": [], "truncated": []}
+    for s, kind in enumerate(rows):
+        cells = good(s)
+        if kind == "extra":
+            cells = [*cells, "7"]
+        elif kind == "missing":
+            cells = cells[:-1]
+        elif kind == "one":
+            cells = cells[:1]
+        lines.append(", ".join(cells))
+        if kind != "ok":
+            want["malformed" if kind == "extra" else "truncated"].append(len(lines))
+    text = newline.join(lines)
+    last = lines[-1]
+    if cut and rows[-1] != "extra" and "," in last:  # cut inside or before its last cell: fewer cells
+        short = last[: max(1, last.rfind(",") - cut)]
+        text = newline.join([*lines[:-1], short])
+        want["truncated"] = sorted({*want["truncated"], len(lines)})
+    f = tmp_path_factory.mktemp("ragged") / "n1.csv"
+    f.write_bytes(text.encode())
+    for module in (None, [None]):  # with the C parser where built, then as without it (all careful)
+        saved = list(_loops._module)
+        if module is not None:
+            _loops._module[:] = module
+        try:
+            col = Collector()
+            read_nvsmi(f, col, block_bytes=block)
+            s = col.finish()
+        finally:
+            _loops._module[:] = saved
+        for kind in ("malformed", "truncated"):
+            assert s.bad.counts.get(kind, 0) == len(want[kind]), (kind, s.bad.counts)
+            assert s.bad.examples.get(kind, []) == [f"{f}:{n}" for n in want[kind][:5]]
+        assert s.rows == len(lines) - 1
+        assert int(s.agg.samples.sum()) == rows.count("ok") - (1 if cut and rows[-1] == "ok" and "," in last else 0)

@@ -286,3 +286,37 @@ def test_crlf_and_new_layout_in_a_later_block(tmp_path: Path, monkeypatch: pytes
     fast = _audit_json([p])
     _careful_only(monkeypatch)
     assert fast == _audit_json([p])
+
+
+def test_the_telemetry_and_sim_modules_are_in_no_import_cycle() -> None:
+    """Imports inside functions count (an import moved into a function still ties two modules), and
+    `from gpuplan.telemetry import x` ties a module to the package's __init__."""
+    import ast
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    graph: dict[str, set[str]] = {}
+    for pkg in ("telemetry", "sim"):
+        for f in sorted((src / "gpuplan" / pkg).glob("*.py")):
+            mod = ".".join(f.relative_to(src).with_suffix("").parts).removesuffix(".__init__")
+            deps = graph.setdefault(mod, set())
+            for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    deps.add(node.module)
+                    deps.update(f"{node.module}.{a.name}" for a in node.names)
+                elif isinstance(node, ast.Import):
+                    deps.update(a.name for a in node.names)
+    graph = {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+
+    def reaches(a: str, b: str) -> bool:
+        seen, todo = set(), [a]
+        while todo:
+            m = todo.pop()
+            for d in graph[m] - seen:
+                if d == b:
+                    return True
+                seen.add(d)
+                todo.append(d)
+        return False
+
+    cycles = sorted((m, d) for m, deps in graph.items() for d in deps if reaches(d, m))
+    assert cycles == []

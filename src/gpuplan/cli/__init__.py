@@ -4,8 +4,8 @@ Errors caused by input (`GpuplanError`) print one line with a hint and exit 2; a
 internal error, exit 1, with the traceback only under `--debug`.
 
 What a user waits for is the whole process, so `main` imports only what the command being run needs:
-the command's own module (not all twelve), and for a plain `simulate`, or `plan`/`compare` with
-`-o json`, not even typer (`cli.fast`).
+the command's own module (not all twelve); heavy libraries load where they are used (`gpuplan.lazy`).
+Every command line goes through this one typer app.
 """
 
 from __future__ import annotations
@@ -67,14 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     if debug:
         args.remove("--debug")
     from gpuplan.errors import GpuplanError
+    from gpuplan.lazy import one_blas_thread
 
+    one_blas_thread()
     try:
-        if args[:1] in (["simulate"], ["plan"], ["compare"]):
-            from gpuplan.cli.fast import run
-
-            code = run(args[0], args[1:])
-            if code is not None:
-                return code
         load_app(args)(args=args, prog_name="gpuplan", standalone_mode=True)
     except SystemExit as exc:  # click exits through SystemExit in standalone mode
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

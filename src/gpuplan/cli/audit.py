@@ -74,7 +74,6 @@ def audit(
 ) -> None:
     """What your GPUs really did: utilisation, idle money, data-starved jobs, and the demand curve."""
     from gpuplan import api
-    from gpuplan.render.audit import render_markdown, render_table
 
     report = api.audit(
         list(files or []),
@@ -99,14 +98,19 @@ def audit(
         demand_info = report.demand_info(demand_out)
 
     lg = lang.value
-    doc = report.document(demand_out)  # the gpuplan.audit/1 contract: what every renderer reads
-    if html is not None:
-        from gpuplan.render.html import write_report
+    if html is not None or output == OutputFormat.json:
+        data = report.to_json(demand_out)  # the gpuplan.audit/1 contract, as JSON
+        if html is not None:
+            from gpuplan.render.html import write_report
 
-        write_report("audit", report.to_json(demand_out), html, lg)
-    if output == OutputFormat.json:
-        write_json(report.to_json(demand_out))
-        return
+            write_report("audit", data, html, lg)
+        if output == OutputFormat.json:
+            write_json(data)
+            return
+    # only what the table or markdown runs: the renderer and the message catalog
+    from gpuplan.render.audit import render_markdown, render_table
+
+    doc = report.document(demand_out)  # the contract: what every renderer reads
     if output == OutputFormat.markdown:
         import sys
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,7 +49,7 @@ CatalogOpt = Annotated[
 
 
 def write_json(data: Any) -> None:
-    from gpuplan.render.json_text import dumps_indented  # json.dumps(indent=2)'s text, byte for byte, faster
+    """`data` as indented JSON on stdout (the one writer: `render.json_out`)."""
+    from gpuplan.render.json_out import write_json as write
 
-    sys.stdout.write(dumps_indented(data))
-    sys.stdout.write("\n")  # not `+ "\n"`: a copy of tens of MB on big documents
+    write(data)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +26,9 @@ def compare(
     measured_offer: Annotated[
         str | None, typer.Option("--measured-offer", help="The offer the measured overheads apply to.")
     ] = None,
+    details: Annotated[bool, typer.Option(
+        "--details", help="Table: each workload's options and reasons even past 200 workloads (a summary comes first)."
+    )] = False,
 ) -> None:
     """Each workload on each offer: cost, time, the four dimensions, the verdict and what would flip it."""
     import gc
@@ -35,13 +37,13 @@ def compare(
     # would only walk them again and again (a sixth of the time on big scenarios). Off for the command.
     gc.disable()
     try:
-        _compare(scenario, output, lang, explain, html, catalog, measured, measured_offer)
+        _compare(scenario, output, lang, explain, html, catalog, measured, measured_offer, details)
     finally:
         gc.enable()
 
 
 def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, html: Path | None,
-             catalog: Path | None, measured: Path | None, measured_offer: str | None) -> None:
+             catalog: Path | None, measured: Path | None, measured_offer: str | None, details: bool = False) -> None:
     from gpuplan import api
 
     lang_code = str(getattr(lang, "value", lang))
@@ -52,12 +54,11 @@ def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, 
 
         write_report("compare", result, html, lang_code)
     if output == OutputFormat.json:  # the document's data as compare_json gives it, not validated again,
-        # written a workload at a time (write_json's text: the same bytes, never the whole document in memory)
-        from gpuplan.render.json_text import write_indented
+        # written a workload at a time (write_json's text, never the whole document in memory)
+        from gpuplan.render.json_out import write_stream
 
         head, workloads = result.document_stream(lang_code, explain=explain)
-        write_indented(head, "workloads", workloads, sys.stdout.write)
-        sys.stdout.write("\n")
+        write_stream(head, "workloads", workloads)
         return
     from gpuplan.render.compare import compare_markdown, compare_table
 
@@ -65,7 +66,7 @@ def _compare(scenario: Path, output: OutputFormat, lang: object, explain: bool, 
     if output == OutputFormat.markdown:
         typer.echo(compare_markdown(doc, lang_code, scenario=str(scenario)))
     else:
-        compare_table(doc, lang_code, console(), explain=explain, scenario=str(scenario))
+        compare_table(doc, lang_code, console(), explain=explain, scenario=str(scenario), details=details)
 
 
 @app.command()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +33,6 @@ def plan(
                            "budget is named (a trace's jobs are replayed; hourly demand queues as a fluid).")] = None,
 ) -> None:
     """Size the leased bare-metal pool for the whole portfolio; what spills to containers; cost per month."""
-    one_blas_thread()
     from gpuplan import api
     from gpuplan.render.plan import plan_json, plan_markdown, plan_table
 
@@ -52,11 +49,3 @@ def plan(
         typer.echo(plan_markdown(doc, lang_code))
     else:
         plan_table(doc, lang_code, console(), explain=explain)
-
-
-def one_blas_thread() -> None:
-    """A plan does no linear algebra: numpy's OpenBLAS, loaded next, need not start a thread per core
-    (about 0.05 s of a plan's process on 2 cores). A value the user set is kept; once numpy is loaded
-    (a process that ran something else first) the setting could not act, and is not made."""
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -1,5 +1,5 @@
 """The terminal: stdout's console and a progress bar on stderr for long commands. rich is imported
-only when used, and typer not at all: the lean `simulate` path (`cli.fast`) uses these too."""
+only when used."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from gpuplan.contracts.commit import SCHEMA
+from gpuplan.contracts.plan_document import gpu_choice_text
 from gpuplan.engines.commit import CommitResult, Costs, GpuCommit, Tranche
 from gpuplan.i18n import t
 
@@ -49,6 +50,11 @@ def runs(tranches: tuple[Tranche, ...] | list[Tranche]) -> list[dict[str, Any]]:
 def _reasons(res: CommitResult, lang: str) -> list[str]:
     cur = res.currency
     out: list[str] = []
+    for c in res.scenario.commitments:
+        start = res.scenario.start
+        month = int(c.until_hours // (res.scenario.days_per_month * 24))
+        out.append(t("commit.r_signed", lang, cards=c.cards, offer=c.offer, until=c.until.isoformat(),
+                     month=month, date=start.isoformat() if start else ""))
     for g in res.gpus:
         rs = [r for r in runs(g.tranches)]
         if not rs:
@@ -124,7 +130,8 @@ def commit_document(res: CommitResult, lang: str = "en") -> dict[str, Any]:
         "bands": [{"gpu": g.gpu, "tier": tier, "p10": [round(float(x), 4) for x in q[0]],
                    "p50": [round(float(x), 4) for x in q[1]], "p90": [round(float(x), 4) for x in q[2]]}
                   for g in res.gpus for tier, q in g.bands.items()],
-        "reasons": _reasons(res, lang),
+        "reasons": _reasons(res, lang) + [f"{c.workload}: {gpu_choice_text(c, res.currency, lang)}"
+                                          for c in res.choices.values()],
     }
 
 

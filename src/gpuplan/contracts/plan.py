@@ -40,6 +40,9 @@ class PoolCostPerMonth(OpenRecord):
     hybrid: Money = Field(description="The pool's whole monthly cost.")
     setup: Money | None = Field(default=None, description=(
         "One-off setup labour, spread over the horizon (added with the one tariff; absent in older plans)."))
+    committed: Money | None = Field(default=None, description=(
+        "What the cards already signed (`commitments:`) still cost: their ops, and their rental where "
+        "unpaid (absent without commitments)."))
 
 
 class Marginal(Record):
@@ -86,6 +89,10 @@ class PlanPool(Record):
         "Peak demand of work that must stay on bare metal: the least R."))
     step: Int | None = Field(default=None, ge=1, description="Candidate pool sizes go in steps of this (a node).")
     gpu_hours_per_month: PoolGpuHours | None = None
+    committed_gpus: Count | None = Field(default=None, description=(
+        "Cards already signed (`commitments:`), serving first at no new rental (absent without)."))
+    committed_until: str | None = Field(default=None, description=(
+        "The day the signed cards end (the earliest `until`), ISO 8601; new cards replace them from then."))
 
 
 class PlanAssignment(Record):
@@ -97,6 +104,24 @@ class PlanAssignment(Record):
     kind: Kind
     requires: list[Requirement]
     pool_share: float | None = Field(description="Share of the workload's GPU-hours the leased pool serves.")
+    gpu_reason: str | None = Field(default=None, description=(
+        "Why `gpu`, for a workload that lists several GPUs: the plan's monthly cost with it on each "
+        "(the others fixed) and its speed there (absent for one GPU)."))
+
+
+class PlanProject(Record):
+    """One-off work (`once: true`): never part of a standing pool."""
+
+    workload: str
+    gpu: str = Field(description="The GPU it runs on (one of its listed GPUs).")
+    choice: Literal["pool", "lease", "containers"] = Field(description=(
+        "pool: the standing pool's spare cards cover it in every hour it runs (no new cost); lease: a "
+        "bare-metal offer for its own term; containers."))
+    offer: str | None = Field(description="The offer it runs on (the pool's lease for `pool`).")
+    start: str = Field(description="Its first day, ISO 8601 (the scenario's start + its offset).")
+    months: float = Field(ge=0, description="Its duration in months of `days_per_month`.")
+    cost: float = Field(ge=0, description="Its whole cost (not per month), as compare prices that option.")
+    reason: str = Field(description="What it is and why this choice, in the output language.")
 
 
 class PlanCostPerMonth(OpenRecord):
@@ -159,3 +184,9 @@ class PlanResult(Record):
     curve: list[CurvePoint] = Field(description="Monthly cost against the leased cards R, per pool.")
     waiting: list[PlanWaiting] | None = Field(default=None, description=(
         "With --max-wait: per pool, the size that meets a waiting budget (absent otherwise)."))
+    one_off_removed: dict[str, float] | None = Field(default=None, description=(
+        "GPU-hours per GPU of one-off work the demand file marks (`once`, from `audit --demand-out`), taken "
+        "out of the standing demand (absent when none)."))
+    projects: list[PlanProject] | None = Field(default=None, description=(
+        "One-off work (`once: true`), each with its own choice; `pools` hold the standing pools only "
+        "(absent when there is none)."))

@@ -7,6 +7,7 @@ them reads the engine's arrays or computes a figure.
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 from typing import Any
 
 from gpuplan.contracts.plan import SCHEMA
@@ -68,7 +69,50 @@ def _round_near_half(a: Any, scaled: Any, nd: int) -> Any:
 
 
 def assignment_text(a: Any, lang: str) -> str:
-    return t(f"plan.{a.reason_key}", lang, **a.params)
+    return t(f"plan.{a.reason_key}", lang, sched=schedule_text(a.workload, lang), **a.params)
+
+
+def gpu_choice_text(c: Any, currency: str, lang: str) -> str | None:
+    """Why a workload that lists several GPUs runs on the one chosen (`GpuChoice`; None for one GPU)."""
+    if c is None or not c.moved:
+        return None
+    source = t("plan.speed_" + c.speed_source.replace(":", "_").replace("-", "_"), lang)
+    if len(c.costs) < 2:
+        return t("plan.gpu_only", lang, gpu=c.gpu, gpus=", ".join(c.listed), speed=c.speed, first=c.first,
+                 source=source)
+    cost = dict(c.costs)[c.gpu]
+    other, other_cost = min(((g, x) for g, x in c.costs if g != c.gpu), key=lambda gx: gx[1])
+    return t("plan.gpu_choice", lang, gpu=c.gpu, gpus=", ".join(g for g, _ in c.costs), cost=cost,
+             currency=currency, other=other, other_cost=other_cost, speed=c.speed, first=c.first,
+             source=source)
+
+
+def schedule_text(w: Any, lang: str) -> str:
+    """How a workload runs, in words: "around the clock for 21 days, once", "8 h a day, 5 days a week"."""
+    days = w.duration_hours / 24
+    if w.service is not None:
+        reps = w.service.replicas()
+        how = t("plan.sched_service", lang, low=min(reps), high=max(reps)) if min(reps) != max(reps) \
+            else t("plan.sched_service_flat", lang, n=max(reps))
+    elif w.hours_per_day >= 24 - 1e-9 and w.days_per_week == 7:
+        how = t("plan.sched_clock", lang)
+    else:
+        how = t("plan.sched_hours", lang, hours=w.hours_per_day, days=w.days_per_week)
+    return t("plan.sched_once" if w.once else "plan.sched_for", lang, how=how, days=days)
+
+
+def project_entry(pr: Any, scenario: Any, lang: str) -> dict[str, Any]:
+    """One `projects` entry of `gpuplan.plan/1` (see `planner.Project`)."""
+    start = (scenario.start + timedelta(hours=pr.start_hours)).isoformat() if scenario.start else ""
+    others = [x for x in pr.options if (x[0], x[1]) != (pr.choice, pr.offer or "")]
+    nxt = min(others, key=lambda x: x[2]) if others else None
+    why = t(f"plan.proj_{pr.choice}", lang, gpu=pr.gpu, offer=pr.offer or "", cost=pr.cost,
+            currency=scenario.currency)
+    if nxt is not None:
+        why += t("plan.proj_next", lang, choice=t(f"plan.proj_word_{nxt[0]}", lang), offer=nxt[1], cost=nxt[2])
+    return {"workload": pr.workload.id, "gpu": pr.gpu, "choice": pr.choice, "offer": pr.offer, "start": start,
+            "months": _r(pr.months, 3), "cost": _r(pr.cost),
+            "reason": f"{schedule_text(pr.workload, lang)}: {why}"}
 
 
 def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
@@ -94,7 +138,8 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
             "container_slowdown": _r(p.slowdown, 4),
             "cost_per_month": {"lease": _r(p.lease_per_month), "ops": _r(p.ops_per_month),
                                "spill": _r(p.spill_per_month), "elastic": _r(p.elastic_per_month),
-                               "setup": _r(p.setup_per_month), "hybrid": _r(p.hybrid_per_month)},
+                               "setup": _r(p.setup_per_month), "hybrid": _r(p.hybrid_per_month),
+                               **({"committed": _r(p.committed_per_month)} if p.committed_cards else {})},
             "lease_hours": _r(p.lease_hours),
             "lease_per_gpu_hour": _r(p.lease_per_gpu_hour, 4),
             "lease_days_per_month": _r(p.lease_days_per_month, 4),
@@ -105,6 +150,9 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
             "gpu_hours_per_month": {
                 "spill": _r(p.spill_gpu_hours_per_month - p.elastic_gpu_hours_per_month, 3),
                 "elastic": _r(p.elastic_gpu_hours_per_month, 3)},
+            **({"committed_gpus": p.committed_cards,
+                "committed_until": (res.scenario.start + timedelta(hours=p.committed_hours)).isoformat()
+                if res.scenario.start else None} if p.committed_cards else {}),
             "marginal": {"ratio": _r(p.marginal.ratio, 4),
                          "share_above_reserved_minus_step": _r(p.marginal.share_above_below, 4),
                          "share_above_reserved": _r(p.marginal.share_above, 4)},
@@ -120,6 +168,7 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
         "gpu": a.workload.gpus_allowed[0], "gpus": a.workload.gpus, "kind": a.workload.kind,
         "requires": sorted(a.workload.requires),
         "pool_share": _r(float(a.params["share"]), 4) if "share" in a.params else None,
+        **({"gpu_reason": why} if (why := gpu_choice_text(a.choice, res.scenario.currency, lang)) else {}),
     } for a in res.assignments]
     extra: dict[str, Any] = {}
     if res.demand.repeats > 1 and res.demand.sample_hours:
@@ -127,6 +176,10 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
         extra["sample_repeats"] = res.demand.repeats
     if res.demand.kept:
         extra["kept_schedules"] = list(res.demand.kept)
+    if res.demand.once_removed:
+        extra["one_off_removed"] = {g: _r(h, 3) for g, h in res.demand.once_removed}
+    if res.projects:
+        extra["projects"] = [project_entry(pr, res.scenario, lang) for pr in res.projects]
     return PlanDoc.model_validate({
         **extra,
         "schema": SCHEMA,

@@ -117,7 +117,8 @@ def hours_curves(adv: WorkloadAdvice, s: Scenario, cat: Catalog, hours: list[flo
             for r in adv.options]
 
 
-def _feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
+def feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
+    """Why `w` cannot run on `o` (a hard rule), or None."""
     # compliance needs hardware of one's own; a custom driver needs a kernel of one's own (a VM has one);
     # elastic scaling needs hourly billing, whatever the platform.
     if "compliance" in w.requires and o.platform != "bare-metal":
@@ -333,7 +334,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         if o.gpu not in w.gpus_allowed:
             continue
         c = option_cost(w, o, s, cat)
-        reason = _feasibility(w, o, cat)
+        reason = feasibility(w, o, cat)
         options.append(OptionResult(o, reason is None, reason, c, tuple(_option_warnings(w, o, c, s, cat))))
 
     warnings: list[Warning] = []
@@ -344,6 +345,11 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         warnings.append(Warning("utilization-assumed", Note("w_util_assumed", {"util": w.utilization})))
     if s.team.engineer_hour_cost is None and any(r.offer.ops_hours > 0 or r.offer.setup_hours > 0 for r in options):
         warnings.append(Warning("ops-unpriced", Note("w_team_unpriced")))
+    for signed in s.commitments:  # a lease already signed: the option the team already has
+        if any(r.offer.id == signed.offer for r in options):
+            key = "w_signed" if signed.paid else "w_signed_unpaid"
+            warnings.append(Warning("signed", Note(key, {"offer": signed.offer, "cards": signed.cards,
+                                                         "until": signed.until.isoformat()})))
 
     best_ct, best_bm = _best(options, "container"), _best(options, "bare-metal")
     be = break_even_hours(w, best_ct.offer, best_bm.offer, s, cat) if best_ct and best_bm else None

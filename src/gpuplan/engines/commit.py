@@ -59,15 +59,16 @@ the scenario's currency.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from gpuplan.engines.alternatives import GpuChoice
 from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
 from gpuplan.errors import GpuplanError, ScenarioError
 from gpuplan.inputs.catalog import Catalog
-from gpuplan.inputs.demand import from_schedules
+from gpuplan.inputs.demand import from_schedules, workload_curve
 from gpuplan.inputs.market import DEFAULT_HORIZON_MONTHS, LeaseTerm, default_term
 from gpuplan.inputs.scenario_types import Offer, Range, Scenario
 from gpuplan.models.tariff import Tariff
@@ -212,6 +213,7 @@ class CommitResult:
     hindsight: np.ndarray
     monthly: np.ndarray  # (months, paths), all GPU types
     no_exit: Costs | None = None
+    choices: dict[str, GpuChoice] = field(default_factory=dict)  # workloads listing several GPUs: which and why
 
     @property
     def tranches(self) -> list[Tranche]:
@@ -361,10 +363,32 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
     dr = drifts or default_drifts(scenario)
     pth = Paths.draw(dr, paths, seed, h)
     mh = int(round(scenario.days_per_month * 24))
-    demand = from_schedules(scenario.workloads)
+    choices: dict[str, GpuChoice] = {}
+    if any(len(w.gpus_allowed) > 1 for w in scenario.workloads):
+        # each ongoing workload on the GPU `plan` chooses for it among those with a container offer;
+        # one-off work on the GPU of its cheapest option (as plan's projects), never sizing the others
+        from gpuplan.engines.planner import choose_gpus, project_gpu
+
+        ongoing = tuple(w for w in scenario.workloads if not w.once)
+        chosen, choices = choose_gpus(replace(scenario, workloads=ongoing), cat, need_container=True)
+        by_id = {w.id: w for w in chosen}
+        for w in scenario.workloads:
+            if w.once:
+                by_id[w.id] = project_gpu(w, scenario, cat, need_container=True)
+        scenario = replace(scenario, workloads=tuple(by_id[w.id] for w in scenario.workloads))
+    # ongoing schedules repeat over the horizon; one-off work (`once: true`) runs in its own months only
+    standing = [w for w in scenario.workloads if not w.once]
+    demand = from_schedules(standing)
+    n = h * mh
+    curves = {w.id: np.resize(demand.by_workload[w.id], n) for w in standing}
+    weights = {w.id: float(demand.by_workload[w.id].sum()) for w in standing}
+    for w in scenario.workloads:
+        if w.once:
+            curves[w.id] = workload_curve(w, n)
+            weights[w.id] = float(curves[w.id].sum())
     gpus = []
-    for gpu in sorted(demand.by_gpu):
-        gpus.append(_commit_gpu(scenario, cat, gpu, demand, pth, h, mh))
+    for gpu in sorted({w.gpus_allowed[0] for w in scenario.workloads}):
+        gpus.append(_commit_gpu(scenario, cat, gpu, curves, weights, pth, h, mh))
     total = sum((g.cost.per_path for g in gpus), np.zeros(paths))
     allc = sum((g.all_container.per_path for g in gpus), np.zeros(paths))
     terms = sorted({t.months for g in gpus for t in g.terms})
@@ -378,26 +402,25 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
     if any(g.no_exit is not None for g in gpus):
         no_exit = Costs(sum(((g.no_exit or g.cost).per_path for g in gpus), np.zeros(paths)))
     return CommitResult(scenario, scenario.currency, h, paths, seed, dr, tuple(gpus), Costs(total), Costs(allc),
-                        single, hind, monthly, no_exit)
+                        single, hind, monthly, no_exit, {k: v for k, v in choices.items() if v.moved})
 
 
-def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth: Paths, h: int,
-                mh: int) -> GpuCommit:
-    from gpuplan.inputs.demand import Demand
-
-    assert isinstance(demand, Demand)
+def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np.ndarray],
+                weights: dict[str, float], pth: Paths, h: int, mh: int) -> GpuCommit:
+    """One GPU type's ladder; `curves`: each workload's hourly demand over the whole horizon."""
     wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
-    n = demand.hours
+    n = h * mh
     zeros = np.zeros(n)
-    elastic = sum((demand.by_workload[w.id] for w in wls if "elastic" in w.requires), zeros)
-    pinned = sum((demand.by_workload[w.id] for w in wls if w.requires & PINNED), zeros)
-    pool = demand.by_gpu[gpu] - elastic
+    elastic = sum((curves[w.id] for w in wls if "elastic" in w.requires), zeros)
+    pinned = sum((curves[w.id] for w in wls if w.requires & PINNED), zeros)
+    pool = sum((curves[w.id] for w in wls if "elastic" not in w.requires), zeros)
+    committed, committed_cost = _committed(scenario, gpu, n, mh, h)
+    pool = np.maximum(pool - committed, 0.0)  # cards already signed serve first, at no new rental
     ct = cheapest(scenario, gpu, "container")
     bms = [o for o in scenario.offers if o.gpu == gpu and o.mode == "bare-metal"]
     if ct is None:
         raise ScenarioError(f"`commit` needs a container offer for `{gpu}` (containers take what the leases leave)",
                             file=scenario.path, field="offers", hint="add a container offer for that GPU.")
-    weights = {w.id: float(demand.by_workload[w.id].sum()) for w in wls}
     sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
     sd_el = pool_slowdown([w for w in wls if "elastic" in w.requires] or wls, gpu, ct, cat, weights)
     ctar = Tariff.of(ct, scenario)
@@ -425,8 +448,8 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     for m in range(h):
         F[m] = dem.expected(m, R, k[m], unit[m])
         all_ct += dem.spill(m, np.zeros(P), k[m]) * unit[m]
-    all_ct += elastic_cost.sum(axis=0)
-    allc_monthly = F[:, 0] + elastic_cost.mean(axis=1)
+    all_ct += elastic_cost.sum(axis=0) + float(committed_cost.sum())
+    allc_monthly = F[:, 0] + elastic_cost.mean(axis=1) + committed_cost
 
 
     # bare-metal price index for a tranche signed at month s, per path
@@ -476,7 +499,7 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
         monthly[s:s + o.months] += c[None, :] / o.months
     setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used_offers)
     for m in range(h):
-        monthly[m] += dem.spill(m, np.full(P, leased[m]), k[m]) * unit[m] + elastic_cost[m]
+        monthly[m] += dem.spill(m, np.full(P, leased[m]), k[m]) * unit[m] + elastic_cost[m] + committed_cost[m]
     if h:
         monthly[0] += setup
     ladder = Costs(monthly.sum(axis=0))
@@ -485,6 +508,7 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, demand: object, pth:
     if any(options[i].early_exit is not None for (i, _s), u in best_units.items() if u > 0):
         adaptive, exit_prob = _priced_with_exits(best_units, options, leased, step, dem, k, unit, elastic_cost,
                                                  tranche_unit_cost)
+        adaptive = adaptive + committed_cost[:, None]  # the signed cards' ops (and unpaid rental), as above
         if h:
             adaptive[0] += setup
         if adaptive.sum(axis=0).mean() < ladder.expected:  # the rule is used only where it pays on average
@@ -593,6 +617,27 @@ def _priced_with_exits(units: dict[tuple[int, int], int], options: list[TermOpti
     for m in range(h):
         monthly[m] += dem.spill(m, L[m], k[m]) * unit[m]
     return monthly, probs
+
+
+def _committed(scenario: Scenario, gpu: str, n: int, mh: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cards already signed for `gpu` (`commitments:`) in each hour of the horizon, and what they still
+    cost in each month: ops per card-hour (the offer's tariff) for the hours they run, plus the rental
+    where `paid: false` (owed whatever the ladder does). Each runs from the start to its `until`."""
+    cards = np.zeros(n)
+    cost = np.zeros(h)
+    for c in scenario.commitments:
+        offer = scenario.offer(c.offer)
+        if offer.gpu != gpu:
+            continue
+        end = int(min(n, math.ceil(c.until_hours - 1e-9)))
+        cards[:end] += c.cards
+        tariff = Tariff.of(offer, scenario)
+        per_hour = _ops_per_card_hour(tariff) * c.cards
+        if not c.paid:
+            per_hour += tariff.lease_rental(c.cards, 1.0)
+        hours = np.clip(end - np.arange(h) * mh, 0, mh).astype(np.float64)
+        cost += per_hour * hours
+    return cards, cost
 
 
 def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: int,

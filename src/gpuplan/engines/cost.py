@@ -126,7 +126,14 @@ def option_cost(
     duration_hours: float | None = None,
     price_factor: float = 1.0,
 ) -> OptionCost:
-    """Cost and time of `workload` on `offer`; keyword overrides serve break-even and flip searches."""
+    """Cost and time of `workload` on `offer`; keyword overrides serve break-even and flip searches.
+
+    A service (`service:`) on another of its GPUs runs more or fewer replicas there, never a longer
+    calendar (`engines.alternatives.on_gpu`)."""
+    if workload.service is not None and offer.gpu != workload.gpus_allowed[0]:
+        from gpuplan.engines.alternatives import on_gpu
+
+        workload = on_gpu(workload, offer.gpu, catalog)
     h = workload.hours_per_day if hours_per_day is None else hours_per_day
     duration = workload.duration_hours if duration_hours is None else duration_hours
     sd = _slowdown(workload, offer, catalog)
@@ -221,6 +228,10 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     setup, and for hours per day the active days) is worked out once; the rest is `option_cost`'s own
     arithmetic in the same order, so that the searches, which look for exact zeros and compare signs,
     land where they did when they priced each x in full."""
+    if workload.service is not None and offer.gpu != workload.gpus_allowed[0]:
+        from gpuplan.engines.alternatives import on_gpu
+
+        workload = on_gpu(workload, offer.gpu, catalog)  # as option_cost prices a service there
     sd = _slowdown(workload, offer, catalog)
     stretch0 = sd.total * sd.gpu_speed_factor
     stretch = stretch0 * rework_factor(workload, offer)

@@ -27,16 +27,18 @@ Per GPU type (a workload's first GPU):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING
-from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool
-from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
+from gpuplan.engines.alternatives import GpuChoice, candidates, choose, on_gpu
+from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool, spill_curve
+from gpuplan.engines.pricing import cheapest, pool_slowdown
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.catalog import Catalog
-from gpuplan.inputs.demand import Demand
+from gpuplan.inputs.demand import HORIZON_START, Demand, from_schedules, workload_curve
+from gpuplan.inputs.demand import horizon_hours as demand_horizon
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.tariff import PricePoint, Tariff, horizon_hours, nodes_for, pool_bill, pool_costs
 
@@ -83,6 +85,9 @@ class PoolPlan:
     curve_per_month: np.ndarray  # the hybrid cost per month for each candidate R (sizing.candidates)
     curve_low_per_month: np.ndarray | None  # at the low / high prices, when sized over the same candidates
     curve_high_per_month: np.ndarray | None
+    committed_cards: int = 0  # cards already signed (`commitments:`), used first
+    committed_hours: int = 0  # hours from the start they run
+    committed_per_month: float = 0.0  # what they still cost (ops; rental where unpaid), in `hybrid`
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,23 @@ class Assignment:
     placement: str
     reason_key: str
     params: dict[str, float | str] = field(default_factory=dict)
+    choice: GpuChoice | None = None  # why this GPU, when the workload lists several (`engines.alternatives`)
+
+
+@dataclass(frozen=True)
+class Project:
+    """One-off work (`once: true`) and how it runs: `pool` (the standing pool's spare cards cover it
+    in every hour it runs, at no new cost), `lease` (a bare-metal offer for its own term) or
+    `containers`; `cost` is its whole cost (money, not per month), as `compare` prices that option."""
+
+    workload: Workload
+    gpu: str
+    choice: str  # pool | lease | containers
+    offer: str | None
+    start_hours: float
+    months: float
+    cost: float
+    options: tuple[tuple[str, str, float], ...]  # (choice, offer, cost) of every option priced
 
 
 @dataclass(frozen=True)
@@ -100,6 +122,7 @@ class PlanResult:
     pools: list[PoolPlan]
     assignments: list[Assignment]
     queueing: str
+    projects: list[Project] = field(default_factory=list)  # one-off work (`once: true`), outside the pools
 
     def per_month(self, attr: str) -> float:
         return float(sum(getattr(p, attr) for p in self.pools))
@@ -109,7 +132,7 @@ def _lease_work_hours(wls: list[Workload], demand: Demand) -> float:
     """Hours the pool's work lasts: to the end of its longest schedule, or the sample's whole span."""
     if demand.project:
         pool = [w for w in wls if "elastic" not in w.requires] or wls
-        return max((w.duration_hours for w in pool), default=float(demand.hours))
+        return max((w.end_hours for w in pool), default=float(demand.hours))
     return demand.calendar_hours
 
 
@@ -123,13 +146,49 @@ class _Pricing:
     slowdown: float
     slowdown_elastic: float
     project: bool  # schedules (one-off setup and min term apply) or a repeating sample
+    committed: int = 0  # cards already signed (`commitments:`), serving first
+    committed_hours: int = 0  # hours from the start they run (to the earliest `until`)
+    committed_cost: float = 0.0  # what they still cost over the horizon (ops; rental where unpaid)
+    demand: np.ndarray | None = None  # the pool's hourly demand (for the spill beside signed cards)
+
+    def spill(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
+        """GPU-hours above the cards at each R: with C signed cards until U, the pool holds max(R, C)
+        cards before U (the first C new cards start when the signed ones end) and R after:
+        sum_{t<U} max(0, d_t - max(R, C)) + sum_{t>=U} max(0, d_t - R)."""
+        if not self.committed or self.demand is None:
+            return spill
+        u, c = self.committed_hours, float(self.committed)
+        r = np.asarray(rs, dtype=np.float64)
+        before = spill_curve(self.demand[:u], np.maximum(r, c)) if u > 0 else 0.0
+        after = spill_curve(self.demand[u:], r) if u < len(self.demand) else 0.0
+        return np.asarray(before + after, dtype=np.float64) * np.ones(len(r))
 
     def curve(self, rs: np.ndarray, spill: np.ndarray, point: PricePoint) -> np.ndarray:
-        """Pool cost for each R: the tariff's lease + ops + spill, plus the lease's setup when R > 0."""
-        costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
+        """Pool cost for each R: the tariff's lease + ops + spill, plus the lease's setup when R > 0.
+        With signed cards: min(R, C) new cards are leased from U only, max(R - C, 0) for the whole
+        lease, and the signed cards' remaining cost is added at every R."""
+        if self.committed and self.lease is not None:
+            r = np.asarray(rs, dtype=np.int64)
+            late = np.minimum(r, self.committed)
+            costs = pool_costs(self.lease, self.container, r - late, self.lease_hours,
+                               self.spill(rs, spill) * self.slowdown, point) \
+                + pool_costs(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0),
+                             np.zeros(len(r)), point) + self.committed_cost
+        else:
+            costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
         if self.project and self.lease is not None:
             costs = costs + np.where(rs > 0, self.lease.setup_cost, 0.0)
         return costs
+
+    def bill(self, r: int, spill: float) -> tuple[float, float, float, float]:
+        """(lease, ops, containers, container GPU-hours) of the new cards at size R, mid prices."""
+        if self.committed and self.lease is not None:
+            late = min(r, self.committed)
+            full = pool_bill(self.lease, self.container, r - late, self.lease_hours, spill * self.slowdown, "mid")
+            part = pool_bill(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0), 0.0, "mid")
+            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours
+        b = pool_bill(self.lease, self.container, r, self.lease_hours, spill * self.slowdown, "mid")
+        return b.lease, b.ops, b.burst, b.container_gpu_hours
 
     def elastic(self, gpu_hours: float, point: PricePoint) -> float:
         if self.container is None or gpu_hours <= 0:
@@ -157,107 +216,218 @@ def plan_pools(scenario: Scenario, demand: Demand, cat: Catalog,
     project = demand.project
     dpm = scenario.days_per_month
     # per month divides by the calendar time of the demand (see gpuplan.models.tariff)
-    horizon = horizon_hours([w.duration_hours for w in scenario.workloads], dpm) if project \
+    standing = [w for w in scenario.workloads if not w.once]
+    horizon = horizon_hours([w.end_hours for w in standing or scenario.workloads], dpm) if project \
         else demand.calendar_hours
+    wls_all = standing
+    choices: dict[str, GpuChoice] = {}
+    if demand.source == "schedules" and any(len(w.gpus_allowed) > 1 for w in wls_all):
+        wls_all, choices = choose_gpus(replace(scenario, workloads=tuple(wls_all)), cat, horizon=horizon)
+        demand = from_schedules(wls_all)
     pools: list[PoolPlan] = []
     assignments: list[Assignment] = []
     for gpu in sorted(demand.by_gpu):
-        wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
-        bm = cheapest(scenario, gpu, "bare-metal")
-        ct = cheapest(scenario, gpu, "container")
-        if bm is None and ct is None:
-            raise GpuplanError(f"no offer for GPU `{gpu}` in the demand", field="offers",
-                               hint="add a bare-metal and a container offer for it.")
-        total = demand.by_gpu[gpu]
-        n = len(total)
-        zeros = np.zeros(n)
-        own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
-        elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
-        pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
-        pool_demand = total - elastic
-        pinned_peak = float(pinned.max()) if n else 0.0
-        if bm is None and pinned_peak > 0:
-            raise GpuplanError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`", field="offers",
-                               hint="add a bare-metal offer for that GPU.")
-        if ct is None and float(elastic.max()) > 0:
-            raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
-                               hint="add a container offer for that GPU.")
-        weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
-                   if c is not None} if project else None
-        sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
-        elastic_wls = [w for w in wls if "elastic" in w.requires]
-        sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
-        lease = Tariff.of(bm, scenario) if bm is not None else None
-        container = Tariff.of(ct, scenario) if ct is not None else None
-        step = lease.step if lease is not None else 1
-        work_hours = _lease_work_hours(wls, demand)
-        lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
-        pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project)
-
-        mid = _run(pool_demand, pr, step, pinned_peak, "mid")
-        low = _run(pool_demand, pr, step, pinned_peak, "low")
-        high = _run(pool_demand, pr, step, pinned_peak, "high")
-        r = mid.reserved
-        elastic_h = float(elastic.sum())
-        elastic_cost = pr.elastic(elastic_h, "mid")
-        bill = pool_bill(lease, container, r, lease_hours,
-                         float(mid.spill[int(np.searchsorted(mid.candidates, r))]) * sd, "mid")
-        setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
-        spill_h = bill.container_gpu_hours / sd if sd else 0.0
-        pa = _assign(wls, _curves(wls, demand, total), r, n, bm is not None, ct is not None)
+        wls = [w for w in wls_all if w.gpus_allowed[0] == gpu]
+        pool, pa = _pool(scenario, gpu, wls, demand, cat, horizon)
+        pools.append(pool)
         assignments += pa
-        # one-off container setup: each workload of a schedule that runs (partly) in containers
-        ct_setup = container.setup_cost if (project and container is not None) else 0.0
-        setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
-        setups_all_ct = ct_setup * len(wls)
-        hybrid = mid.cost + elastic_cost + setups_hybrid
-        hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
-        hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
-        peak_all = float(total.max())
-        if lease is not None:
-            r_all = math.ceil(peak_all / step - 1e-9) * step
-            all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
-                (lease.setup_cost if project else 0.0)
-        else:
-            all_bm = math.nan
-        if container is not None:
-            all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
-            all_ct = container.container_cost(all_ct_h) + setups_all_ct
-        else:
-            all_ct = math.nan
-        served = np.minimum(pool_demand, r)
-        util = float(served.sum()) / (r * n) if r > 0 else 0.0
-        lease_p = lease.unit_price() if lease else math.nan
-        mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
-            if (lease and container) else Marginal(math.nan, math.nan, math.nan)
-        f = dpm * 24.0 / horizon
+    if choices:
+        assignments = [replace(a, choice=choices.get(a.workload.id)) for a in assignments]
+    projects = [_project(w, scenario, cat, pools) for w in scenario.workloads if w.once]
+    return PlanResult(scenario, demand, pools, assignments, queueing, projects)
 
-        def curve(s: Sizing, point: PricePoint, setups: float, pr: _Pricing = pr, eh: float = elastic_h,
-                  f: float = f) -> np.ndarray:
-            return (s.costs + pr.elastic(eh, point) + setups) * f
 
-        same = len(low.candidates) == len(mid.candidates) == len(high.candidates)
-        spec = cat.gpus.get(gpu)
-        pools.append(PoolPlan(
-            gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
-            nodes=nodes_for(r, bm.gpus_per_node if bm else 8), step=step,
-            demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
-            slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
-            lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
-            ops_per_month=bill.ops * f, lease_per_month=bill.lease * f,
-            spill_per_month=bill.burst * f, elastic_per_month=elastic_cost * f,
-            setup_per_month=(setup_pool + setups_hybrid) * f,
-            hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
-            hybrid_high_per_month=hybrid_high * f,
-            all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
-            reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
-            elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
-            container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
-            curve_per_month=curve(mid, "mid", setups_hybrid),
-            curve_low_per_month=curve(low, "low", setups_hybrid) if same else None,
-            curve_high_per_month=curve(high, "high", setups_hybrid) if same else None,
-        ))
-    return PlanResult(scenario, demand, pools, assignments, queueing)
+def project_gpu(w: Workload, scenario: Scenario, cat: Catalog, *, need_container: bool = False) -> Workload:
+    """One-off work on the listed GPU of its cheapest feasible offer (`engines.cost.option_cost`), re-expressed
+    there (`alternatives.on_gpu`); `commit` places it so (with no standing pool to share)."""
+    from gpuplan.engines.advise import feasibility
+    from gpuplan.engines.cost import option_cost
+
+    best: tuple[float, int, str] | None = None
+    for i, gpu in enumerate(candidates(w, scenario, cat, need_container=need_container)):
+        for o in scenario.offers:
+            if o.gpu == gpu and feasibility(w, o, cat) is None:
+                x = (option_cost(w, o, scenario, cat).total_mid, i, gpu)
+                best = x if best is None or x < best else best
+    return on_gpu(w, best[2], cat) if best is not None else w
+
+
+def _project(w: Workload, scenario: Scenario, cat: Catalog, pools: list[PoolPlan]) -> Project:
+    """How one-off work runs (see `Project`): the cheapest of the standing pools' spare cards (where they
+    cover its demand in every hour it runs, through the lease), and every feasible offer of its listed
+    GPUs priced by `engines.cost.option_cost` (compare's money for its own dates and duration)."""
+    from gpuplan.engines.advise import feasibility
+    from gpuplan.engines.cost import option_cost
+
+    options: list[tuple[str, str, float, str]] = []  # (choice, offer, cost, gpu)
+    for gpu in candidates(w, scenario, cat):
+        moved = on_gpu(w, gpu, cat)
+        pool = next((p for p in pools if p.gpu == gpu and p.reserved > 0), None)
+        if pool is not None and "elastic" not in w.requires:
+            n = len(pool.demand_pool)
+            own = workload_curve(moved, n)
+            inside = moved.end_hours <= min(n, pool.lease_hours + 1e-9)
+            if inside and bool(np.all(own <= pool.reserved - np.minimum(pool.demand_pool, pool.reserved) + 1e-9)):
+                options.append(("pool", pool.bm.id if pool.bm else "", 0.0, gpu))
+        for o in scenario.offers:
+            if o.gpu != gpu or feasibility(w, o, cat) is not None:
+                continue
+            c = option_cost(w, o, scenario, cat)
+            options.append(("lease" if o.mode == "bare-metal" else "containers", o.id, c.total_mid, gpu))
+    if not options:
+        raise GpuplanError(f"no offer can run the one-off work `{w.id}`", field="offers",
+                           hint="add an offer for one of its GPUs that its rules allow.")
+    rank = {"pool": 0, "lease": 1, "containers": 2}
+    best = min(options, key=lambda x: (x[2], rank[x[0]], x[1]))
+    months = w.duration_hours / (scenario.days_per_month * 24)
+    return Project(w, best[3], best[0], best[1] or None, w.start_hours, months, best[2],
+                   tuple((c, o, x) for c, o, x, _g in options))
+
+
+def choose_gpus(scenario: Scenario, cat: Catalog, *, need_container: bool = False,
+                horizon: float | None = None) -> tuple[list[Workload], dict[str, GpuChoice]]:
+    """Each workload's GPU among its listed ones, jointly with the pool sizes (`engines.alternatives`):
+    the pool cost is this planner's optimum hybrid cost per month of the GPU's pool. `commit` takes
+    the same choice (`need_container`: only GPUs with a container offer)."""
+    wls = list(scenario.workloads)
+    if horizon is None:
+        horizon = horizon_hours([w.duration_hours for w in wls], scenario.days_per_month)
+    # one horizon for every assignment: the longest schedule on any candidate GPU
+    conv = [on_gpu(w, g, cat) for w in wls for g in candidates(w, scenario, cat, need_container=need_container)]
+    n = demand_horizon(conv)
+
+    def cost_of(gpu: str, members: tuple[Workload, ...]) -> float:
+        curves = {w.id: workload_curve(w, n) for w in members}
+        total = sum(curves.values(), np.zeros(n))
+        dem = Demand(HORIZON_START, n, {gpu: total}, curves, "schedules")
+        return _pool(scenario, gpu, list(members), dem, cat, horizon)[0].hybrid_per_month
+
+    return choose(wls, scenario, cat, cost_of, need_container=need_container)
+
+
+def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat: Catalog,
+          horizon: float) -> tuple[PoolPlan, list[Assignment]]:
+    """One GPU type's pool: its sizing at the three price points, its money and its assignments."""
+    project = demand.project
+    dpm = scenario.days_per_month
+    bm = cheapest(scenario, gpu, "bare-metal")
+    ct = cheapest(scenario, gpu, "container")
+    if bm is None and ct is None:
+        raise GpuplanError(f"no offer for GPU `{gpu}` in the demand", field="offers",
+                           hint="add a bare-metal and a container offer for it.")
+    total = demand.by_gpu[gpu]
+    n = len(total)
+    zeros = np.zeros(n)
+    own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
+    elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
+    pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
+    pool_demand = total - elastic
+    pinned_peak = float(pinned.max()) if n else 0.0
+    if bm is None and pinned_peak > 0:
+        raise GpuplanError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`", field="offers",
+                           hint="add a bare-metal offer for that GPU.")
+    if ct is None and float(elastic.max()) > 0:
+        raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
+                           hint="add a container offer for that GPU.")
+    weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
+               if c is not None} if project else None
+    sd = pool_slowdown([w for w in wls if "elastic" not in w.requires] or wls, gpu, ct, cat, weights)
+    elastic_wls = [w for w in wls if "elastic" in w.requires]
+    sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
+    lease = Tariff.of(bm, scenario) if bm is not None else None
+    container = Tariff.of(ct, scenario) if ct is not None else None
+    step = lease.step if lease is not None else 1
+    work_hours = _lease_work_hours(wls, demand)
+    lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
+    signed, signed_hours, signed_cost = _signed(scenario, gpu, n, lease_hours) if lease is not None else (0, 0, 0.0)
+    pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project, signed, signed_hours, signed_cost,
+                  pool_demand if signed else None)
+
+    mid, low, high = (_run(pool_demand, pr, step, pinned_peak, point) for point in ("mid", "low", "high"))
+    if signed:  # the spill beside the signed cards (reports and waiting read it)
+        mid, low, high = (replace(x, spill=pr.spill(x.candidates, x.spill)) for x in (mid, low, high))
+    r = mid.reserved
+    elastic_h = float(elastic.sum())
+    elastic_cost = pr.elastic(elastic_h, "mid")
+    b_lease, b_ops, b_burst, b_ct_hours = pr.bill(r, float(mid.spill[int(np.searchsorted(mid.candidates, r))]))
+    setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
+    spill_h = b_ct_hours / sd if sd else 0.0
+    own_curves = _curves(wls, demand, total)
+    pa = _assign(wls, own_curves, r, n, bm is not None, ct is not None)
+    # one-off container setup: each workload of a schedule that runs (partly) in containers
+    ct_setup = container.setup_cost if (project and container is not None) else 0.0
+    setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
+    setups_all_ct = ct_setup * len(wls)
+    hybrid = mid.cost + elastic_cost + setups_hybrid
+    hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
+    hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
+    peak_all = float(total.max())
+    if lease is not None:
+        r_all = math.ceil(peak_all / step - 1e-9) * step
+        all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
+            (lease.setup_cost if project else 0.0)
+    else:
+        all_bm = math.nan
+    if container is not None:
+        all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
+        all_ct = container.container_cost(all_ct_h) + setups_all_ct
+    else:
+        all_ct = math.nan
+    served = np.minimum(pool_demand, r)
+    util = float(served.sum()) / (r * n) if r > 0 else 0.0
+    lease_p = lease.unit_price() if lease else math.nan
+    mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
+        if (lease and container) else Marginal(math.nan, math.nan, math.nan)
+    f = dpm * 24.0 / horizon
+
+    def setups_at(s: Sizing, ct_setup: float = ct_setup, wls: list[Workload] = wls,
+                  own: dict[str, np.ndarray] = own_curves, n: int = n) -> np.ndarray | float:
+        return ct_setup * _in_containers(wls, own, s.candidates, n) if ct_setup > 0 else 0.0
+
+    def curve(s: Sizing, point: PricePoint, setups: float | np.ndarray, pr: _Pricing = pr, eh: float = elastic_h,
+              f: float = f) -> np.ndarray:
+        return (s.costs + pr.elastic(eh, point) + setups) * f
+
+    same = len(low.candidates) == len(mid.candidates) == len(high.candidates)
+    spec = cat.gpus.get(gpu)
+    pool = PoolPlan(
+        gpu=gpu, vendor=spec.vendor if spec else "other", bm=bm, ct=ct, reserved=r,
+        nodes=nodes_for(r, bm.gpus_per_node if bm else 8), step=step,
+        demand_total=total, demand_pool=pool_demand, demand_elastic=elastic, pinned_peak=pinned_peak,
+        slowdown=sd, slowdown_elastic=sd_elastic, sizing=mid, sizing_low=low, sizing_high=high, marginal=mg,
+        lease_per_gpu_hour=lease_p, lease_hours=lease_hours, horizon_hours=horizon,
+        ops_per_month=b_ops * f, lease_per_month=b_lease * f,
+        spill_per_month=b_burst * f, elastic_per_month=elastic_cost * f,
+        setup_per_month=(setup_pool + setups_hybrid) * f,
+        hybrid_per_month=hybrid * f, hybrid_low_per_month=hybrid_low * f,
+        hybrid_high_per_month=hybrid_high * f,
+        all_bare_metal_per_month=all_bm * f, all_container_per_month=all_ct * f,
+        reserved_utilization=util, spill_gpu_hours_per_month=(spill_h + elastic_h) * f,
+        elastic_gpu_hours_per_month=elastic_h * f, lease_days_per_month=lease_hours / 24 * f,
+        container_per_gpu_hour=container.container_cost(1.0) if container else math.nan,
+        curve_per_month=curve(mid, "mid", setups_at(mid)),
+        curve_low_per_month=curve(low, "low", setups_at(low))
+        if same else None,
+        curve_high_per_month=curve(high, "high", setups_at(high))
+        if same else None,
+        committed_cards=signed, committed_hours=signed_hours, committed_per_month=signed_cost * f,
+    )
+    return pool, pa
+
+
+def _signed(scenario: Scenario, gpu: str, n: int, lease_hours: float) -> tuple[int, int, float]:
+    """Cards already signed for `gpu` (`commitments:`): how many, for how many hours from the start
+    (the earliest `until` when there are several), and what they still cost over the horizon: their
+    offer's ops over the hours they run, plus the rental where `paid: false`."""
+    mine = [c for c in scenario.commitments if scenario.offer(c.offer).gpu == gpu]
+    if not mine:
+        return 0, 0, 0.0
+    cost = 0.0
+    for c in mine:
+        tariff = Tariff.of(scenario.offer(c.offer), scenario)
+        hours = min(c.until_hours, float(n))
+        cost += tariff.lease_ops(c.cards, hours) + (0.0 if c.paid else tariff.lease_rental(c.cards, hours))
+    return sum(c.cards for c in mine), int(min(min(c.until_hours for c in mine), n)), cost
 
 
 def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str, np.ndarray]:
@@ -271,6 +441,33 @@ def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str,
         for w in measured:
             own[w.id] = rest * (w.gpus / size)
     return own
+
+
+def _in_containers(wls: list[Workload], curves: dict[str, np.ndarray], rs: np.ndarray, n: int) -> np.ndarray:
+    """For each pool size R: how many workloads run (partly) in containers, as `_assign` places them
+    (elastic work always; the rest in its order while the pool serves < 99% of its GPU-hours). Each
+    pays the container setup once, so the cost curve adds the setups of each size, not the optimum's."""
+    if not len(rs):
+        return np.zeros(0)
+    if len(rs) * n > 4_000_000:  # bounded memory: sizes in chunks
+        k = max(1, 4_000_000 // max(n, 1))
+        return np.concatenate([_in_containers(wls, curves, rs[i:i + k], n) for i in range(0, len(rs), k)])
+
+    def steadiness(w: Workload) -> float:
+        return float(np.count_nonzero(curves[w.id])) / n if n else 0.0
+
+    order = sorted((w for w in wls if "elastic" not in w.requires),
+                   key=lambda w: (not (w.requires & PINNED), -steadiness(w), w.id))
+    left = np.repeat(np.asarray(rs, dtype=np.float64)[:, None], n, axis=1)
+    count = np.full(len(rs), float(sum(1 for w in wls if "elastic" in w.requires)))
+    for w in order:
+        curve = curves[w.id][None, :]
+        got = np.minimum(curve, left)
+        left = left - got
+        total = float(curve.sum())
+        if not w.requires & PINNED:
+            count += (got.sum(axis=1) / total < 0.99) if total > 0 else 1.0
+    return count
 
 
 def _assign(wls: list[Workload], curves: dict[str, np.ndarray], reserved: int, n: int, has_bm: bool,
@@ -293,7 +490,7 @@ def _assign(wls: list[Workload], curves: dict[str, np.ndarray], reserved: int, n
         elif share >= 0.99:
             out[w.id] = Assignment(w, "bare-metal", "a_pool", {"share": share, "steady": steadiness(w)})
         elif share <= 0.01:
-            key = "a_spill" if has_bm else "a_no_bm"
+            key = ("a_spill_steady" if steadiness(w) >= 0.99 else "a_spill") if has_bm else "a_no_bm"
             out[w.id] = Assignment(w, "container", key, {"share": share, "steady": steadiness(w)})
         else:
             out[w.id] = Assignment(w, "split", "a_split", {"share": share, "steady": steadiness(w)})

@@ -24,12 +24,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.inputs.scenario_types import Scenario
+
 
 @dataclass(frozen=True)
 class FluidRun:
     reserved: int
     burst_gpu_hours: float
     wait_hours: dict[str, float]  # mean, p50, p95, max over GPU-hours
+
+    def wait_gpu_hours(self, demand_gpu_hours: float) -> float:
+        """GPU-hours x hours waited, summed: the mean wait times the GPU-hours that waited."""
+        return self.wait_hours["mean"] * demand_gpu_hours
 
 
 def _quantile(waits: np.ndarray, amounts: list[float], total: float, q: float) -> float:
@@ -100,3 +106,16 @@ def fluid_queue(demand: np.ndarray, reserved: int, burst_after: float) -> FluidR
     stats = {"mean": mean, "p50": _quantile(w, amounts, total, 0.5), "p95": _quantile(w, amounts, total, 0.95),
              "max": float(served.max()) if len(served) else 0.0}
     return FluidRun(reserved, burst, stats)
+
+
+def waiting_cost(run: FluidRun, demand: np.ndarray, scenario: Scenario, gpu: str) -> float:
+    """Waiting priced over the curve, as `compare` prices a researcher's waiting hours:
+
+        researcher_hour_cost x (GPU-hours x hours waited) / width,
+        width = the mean `gpus` of the scenario's workloads on `gpu`, weighted by their GPU-hours a day
+                (one researcher waits for a job of that many GPUs; 1 where no workload names the GPU)
+    """
+    wls = [w for w in scenario.workloads if w.gpus_allowed[0] == gpu]
+    weights = [w.gpus * w.hours_per_day * w.days_per_week for w in wls]
+    width = float(np.average([w.gpus for w in wls], weights=weights)) if wls and sum(weights) > 0 else 1.0
+    return scenario.team.researcher_hour_cost * run.wait_gpu_hours(float(np.sum(demand))) / width

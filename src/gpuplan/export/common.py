@@ -14,6 +14,7 @@ from gpuplan.errors import ExportError
 from gpuplan.export import quantity
 from gpuplan.export.model import Plan, Pool
 from gpuplan.export.validate import is_dns_label
+from gpuplan.limits import CONTROL_CHARACTERS, name_problem
 
 # Device-plugin resource names by vendor (the names the vendors' Kubernetes device plugins register).
 GPU_RESOURCE_BY_VENDOR = {
@@ -62,8 +63,34 @@ class ExportOptions:
                     hint="A namespace is an RFC 1123 label: lower-case a-z, 0-9 and '-', starting and "
                     "ending with a letter or digit, at most 63 characters (e.g. ml-team).",
                 )
+        for flag, value in (("--name", self.name), ("--leased-context", self.leased_context),
+                            ("--elastic-context", self.elastic_context), ("--label-key", self.label_key),
+                            ("--taint-key", self.taint_key), ("--provisioning-class", self.provisioning_class),
+                            *((f"--gpu-resource {k}", v) for k, v in self.gpu_resources.items()),
+                            *((f"--accelerator {k}", v) for k, v in self.accelerators.items())):
+            problem = name_problem(value)
+            if problem is not None or any(c in value for c in " \t#=,"):
+                raise ExportError(f"{flag}: {value[:40]!r} {problem or 'holds a space, #, = or comma'}",
+                                  field=flag.split()[0],
+                                  hint="names in scheduler configuration are one word of at most 128 characters.")
         if self.api not in ("v1beta1", "v1beta2"):
             raise ExportError(f"--api: expected v1beta1 or v1beta2, got {self.api!r}", field="--api")
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character written as an escape (`\\n`, `\\x1b`, `\\u2028`), so that a
+    name holding a newline stays on its comment or config line instead of starting a new one."""
+    return CONTROL_CHARACTERS.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def check_file_name(stem: str, what: str, field: str, source: str | None = None) -> str:
+    """`stem` when it can be a file name on every file system (at most 128 characters before the suffix,
+    no control character); else an ExportError naming the field."""
+    problem = name_problem(stem)
+    if problem is not None or not stem:
+        raise ExportError(f"{what} cannot be a file name: it {problem or 'is empty'}", file=source, field=field,
+                          hint="shorten the id in the scenario (ids are one line of at most 128 characters).")
+    return stem
 
 
 @dataclass(frozen=True)
@@ -102,7 +129,7 @@ def header(target: str, plan: Plan, options: ExportOptions, extra: list[str] | N
         f"Generated at: {timestamp(plan, options)}",
     ]
     lines += extra or []
-    return "".join(f"# {line}\n" if line else "#\n" for line in lines)
+    return "".join(f"# {one_line(line)}\n" if line else "#\n" for line in lines)
 
 
 def gpu_resource(pool: Pool, options: ExportOptions, plan: Plan | None = None) -> str:

@@ -31,6 +31,7 @@ from gpuplan.export.common import (
     gpu_resource,
     header,
     memory_for,
+    one_line,
 )
 from gpuplan.export.gpus import GFD_LABEL, PLAN_GPU_LABEL, node_labels
 from gpuplan.export.model import Plan
@@ -115,8 +116,9 @@ def _head_objects(plan: Plan, options: ExportOptions, leased_pools: list[Any], e
     objs: list[dict[str, Any]] = []
 
     # Priorities: core work (training, inference, anything not an experiment) over experiments.
-    core = [a.workload for a in plan.assignments if a.core]
-    experiments = [a.workload for a in plan.assignments if not a.core]
+    # prose in a YAML value: escaped to one line like the comments (PyYAML writes U+2028 raw otherwise)
+    core = [one_line(a.workload) for a in plan.assignments if a.core]
+    experiments = [one_line(a.workload) for a in plan.assignments if not a.core]
     objs.append(
         _obj(
             options,

@@ -8,7 +8,6 @@ what was expected and a hint.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import types
@@ -239,6 +238,20 @@ def _container_gpu_hours(raw: Any, assignments: Any) -> float:
     return float(above)
 
 
+def _check_names(contract: Any, fail: Any) -> None:
+    """Ids and names at the edge (gpuplan.limits.name_problem): one line of at most 128 characters."""
+    from gpuplan.limits import name_problem
+
+    fields = [(f"pools[{i}].{k}", getattr(p, k)) for i, p in enumerate(contract.pools)
+              for k in ("gpu", "vendor", "offer_bare_metal", "offer_container")]
+    fields += [(f"assignments[{i}].{k}", getattr(a, k)) for i, a in enumerate(contract.assignments)
+               for k in ("workload", "gpu")]
+    for path, value in fields:
+        problem = name_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise fail(path, f"{_short(value)!r} {problem}")
+
+
 def parse_plan(data: Any, source: str = "<plan>") -> Plan:
     """Check the plan JSON (already decoded) against `gpuplan.plan/1` and convert it into a `Plan`."""
     from pydantic import ValidationError
@@ -258,6 +271,7 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
 
     if not contract.pools:
         raise fail("pools", "is empty; the plan sizes no pool, so there is nothing to export")
+    _check_names(contract, fail)
     pools: list[Pool] = []
     for i, raw in enumerate(contract.pools):
         path = f"pools[{i}]"
@@ -337,10 +351,7 @@ def load_plan(path: str | Path) -> Plan:
         raise ExportError("a scenario, not a plan", file=str(path),
                           hint="plan it first (`gpuplan plan -o json`, or `gpuplan.api.export`, which plans a "
                                "scenario YAML and exports the result).")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ExportError(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, hint=_HINT) from exc
-    except UnicodeDecodeError as exc:
-        raise ExportError("not UTF-8 text", file=str(path), hint=_HINT) from exc
+    from gpuplan.limits import load_json
+
+    data = load_json(p, file=str(path), hint=_HINT, error=ExportError)
     return parse_plan(data, str(path))

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from gpuplan.export import quantity, slurm_scripts
-from gpuplan.export.common import ExportFile, ExportOptions, ExportResult, header
+from gpuplan.export.common import ExportFile, ExportOptions, ExportResult, header, one_line
 from gpuplan.export.gpus import names
 from gpuplan.export.model import BARE_METAL_REQUIREMENTS, Assignment, Plan, Pool, spread
 
@@ -198,7 +198,8 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
         "Default=YES MaxTime=INFINITE State=UP"
     )
     gres = [gres_line(g) for g in groups]
-    return "\n".join(out) + "\n", "\n".join(gres) + "\n"
+    # every line built from the plan's names stays one line (a workload id with a newline stays in its comment)
+    return "\n".join(map(one_line, out)) + "\n", "\n".join(map(one_line, gres)) + "\n"
 
 
 def export(plan: Plan, options: ExportOptions) -> ExportResult:

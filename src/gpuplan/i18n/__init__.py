@@ -17,7 +17,7 @@ LANGS = ("en", "zh")
 
 @lru_cache(maxsize=4)
 def catalog(lang: str) -> dict[str, str]:
-    from gpuplan.inputs.yaml_data import load
+    from gpuplan.lazy import yaml_load
 
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
@@ -27,7 +27,7 @@ def catalog(lang: str) -> dict[str, str]:
         if not name.endswith(f".{lang}.yaml"):
             continue
         area = name[: -len(f".{lang}.yaml")]
-        data = load(entry.read_text(encoding="utf-8")) or {}  # every command reads these catalogs
+        data = yaml_load(entry.read_text(encoding="utf-8")) or {}
         for key, text in data.items():
             merged[f"{area}.{key}"] = str(text)
     return merged

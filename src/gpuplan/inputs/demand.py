@@ -18,14 +18,15 @@ import csv
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from operator import methodcaller
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from gpuplan import limits
 from gpuplan.errors import GpuplanError, ScenarioError
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class Demand:
     sample_hours: int | None = None  # hours of the CSV sample before it was repeated
     repeats: int = 1  # whole copies of the sample in `hours`
     kept: tuple[str, ...] = ()  # workloads with no demand rows that keep their own schedule
+    once_removed: tuple[tuple[str, float], ...] = ()  # (gpu, GPU-hours) of one-off work taken out (`once`)
 
     @property
     def calendar_hours(self) -> float:
@@ -81,8 +83,27 @@ def daily_profile(w: Workload) -> np.ndarray:
     return np.minimum(prof, 1.0)
 
 
+def service_profile(w: Workload) -> np.ndarray:
+    """24 values for a service (`service:`): GPUs each hour of the day over the peak's GPUs (`w.gpus`),
+    from `Service.replicas`, plus each step up's container start-up (`CONTAINER_STARTUP_HOURS` of the
+    new replicas, billed in the hour before)."""
+    from gpuplan.constants import CONTAINER_STARTUP_HOURS
+
+    sv = w.service
+    assert sv is not None
+    cards = np.asarray(sv.replicas(), dtype=np.float64) * sv.gpus_per_replica
+    up = np.maximum(np.roll(cards, -1) - cards, 0.0)  # new replicas the next hour
+    return np.minimum((cards + up * CONTAINER_STARTUP_HOURS) / w.gpus, 1.0)
+
+
 def workload_curve(w: Workload, hours: int) -> np.ndarray:
-    prof = daily_profile(w)
+    """GPUs each hour from the scenario's start: nothing before the workload's `start_hours`, then its
+    schedule (or a service's replicas) for its duration."""
+    offset = int(round(w.start_hours))
+    if offset > 0:
+        own = workload_curve(replace(w, start_hours=0.0), max(hours - offset, 0))
+        return np.concatenate([np.zeros(min(offset, hours)), own])[:hours]
+    prof = service_profile(w) if w.service is not None else daily_profile(w)
     n_days = math.ceil(hours / 24)
     days = np.arange(n_days)
     active_day = (days % 7) < w.days_per_week
@@ -95,7 +116,7 @@ def workload_curve(w: Workload, hours: int) -> np.ndarray:
 
 
 def horizon_hours(workloads: list[Workload] | tuple[Workload, ...], minimum_days: float = 30.0) -> int:
-    longest = max((w.duration_hours for w in workloads), default=0.0)
+    longest = max((w.end_hours for w in workloads), default=0.0)
     return math.ceil(max(longest, minimum_days * 24))
 
 
@@ -114,7 +135,7 @@ def repeat_sample(d: Demand) -> Demand:
     return Demand(d.start, d.hours * reps, {g: np.tile(c, reps) for g, c in d.by_gpu.items()},
                   {w: np.tile(c, reps) for w, c in d.by_workload.items()}, d.source,
                   span_hours=None if d.span_hours is None else d.span_hours * reps, project=d.project,
-                  sample_hours=d.hours, repeats=reps, kept=d.kept)
+                  sample_hours=d.hours, repeats=reps, kept=d.kept, once_removed=d.once_removed)
 
 
 def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -> Demand:
@@ -133,7 +154,8 @@ def add_schedules(d: Demand, workloads: list[Workload] | tuple[Workload, ...]) -
         g = w.gpus_allowed[0]
         by_gpu[g] = by_gpu.get(g, np.zeros(d.hours)) + curve
     return Demand(d.start, d.hours, by_gpu, by_wl, d.source, span_hours=d.span_hours, project=d.project,
-                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing))
+                  sample_hours=d.sample_hours, repeats=d.repeats, kept=d.kept + tuple(w.id for w in missing),
+                  once_removed=d.once_removed)
 
 
 def from_schedules(workloads: list[Workload] | tuple[Workload, ...], hours: int | None = None) -> Demand:
@@ -169,21 +191,80 @@ def from_csv(path: str | Path) -> Demand:
     except OSError as exc:
         raise GpuplanError(f"cannot read the demand file: {exc.strerror}", file=p,
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
+    if raw.count(b"\n") > limits.MAX_DEMAND_ROWS + 1:
+        raise limits.over(raw.count(b"\n") - 1, limits.MAX_DEMAND_ROWS, what="", unit="rows", field=None, file=p,
+                          hint="aggregate the demand to hours (one row per hour and GPU type).")
     rows = _rows_fast(raw)
     when_s, code, names, gpus = rows if rows is not None else _rows_careful(p)
     if not len(when_s):
         raise GpuplanError("the demand file has no rows", file=p, hint="expected hourly rows time,gpu,gpus.")
+    for name in names:
+        problem = limits.name_problem(name)
+        if problem is not None:
+            raise GpuplanError(f"the GPU name {name[:40]!r} {problem}", file=p, field="gpu",
+                               hint="GPU names are catalog ids such as h100-sxm or ascend-910b.")
+    big = np.flatnonzero(gpus > limits.MAX_DEMAND_GPUS)
+    if len(big):
+        raise limits.over(float(gpus[big[0]]), limits.MAX_DEMAND_GPUS, what="", unit="GPUs in one hour",
+                          field="gpus", file=p, line=_line_of(raw, int(big[0])),
+                          hint="check the demand's units (GPUs in use during the hour, not GPU-seconds).")
     t0 = float(when_s.min())
+    span = (float(when_s.max()) - t0) / 3600.0
+    if span >= limits.MAX_DEMAND_HOURS:
+        late = int(np.argmax(when_s))
+        raise limits.over(span, limits.MAX_DEMAND_HOURS, what="the first to the last time: ", unit="hours",
+                          field="time", file=p, line=_line_of(raw, late),
+                          hint="a demand covers at most 10 years; check that every time has the same form "
+                               "(epoch seconds, not milliseconds).")
     start_s = math.floor(t0 / 3600.0) * 3600.0
     start = datetime.fromtimestamp(start_s, tz=UTC)
     idx = np.floor((when_s - start_s) / 3600.0 + 1e-9).astype(np.int64)
     n = int(idx.max()) + 1
     flat = np.bincount(code * n + idx, weights=gpus, minlength=len(names) * n).reshape(len(names), n)
     by_gpu = {g: flat[i] for i, g in enumerate(names)}
-    return Demand(start, n, by_gpu, {}, str(p), project=False)
+    removed: list[tuple[str, float]] = []
+    for g, once in _once_column(raw, start_s, n).items():  # one-off work (audit's `once`): not standing demand
+        if g in by_gpu and float(once.sum()) > 0:
+            by_gpu[g] = np.maximum(by_gpu[g] - once, 0.0)
+            removed.append((g, float(once.sum())))
+    return Demand(start, n, by_gpu, {}, str(p), project=False, once_removed=tuple(removed))
+
+
+def _once_column(raw: bytes, start_s: float, n: int) -> dict[str, np.ndarray]:
+    """The `once` column `audit --demand-out` writes for a burst seen once (GPUs of one-off work in each
+    hour, by GPU); empty when the file has no such column."""
+    text = raw.decode("utf-8-sig", errors="replace")
+    head = text.split("\n", 1)[0]
+    if "once" not in [c.strip().lower() for c in head.split(",")]:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for row in csv.DictReader(text.splitlines()):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        try:
+            value = float(row.get("once") or 0.0)
+            when = _parse_time(row["time"]).timestamp()
+        except (ValueError, KeyError):
+            continue
+        if value <= 0 or not math.isfinite(value):
+            continue
+        i = int(math.floor((when - start_s) / 3600.0 + 1e-9))
+        if 0 <= i < n:
+            out.setdefault(row.get("gpu", ""), np.zeros(n))[i] += value
+    return out
 
 
 _Rows = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]  # time (Unix s), GPU code, GPU names, gpus
+
+
+def _line_of(raw: bytes, row: int) -> int | None:
+    """The file line of the `row`-th data row (0-based), counting only lines that hold a row."""
+    seen = -1
+    for n, line in enumerate(raw.splitlines()[1:], start=2):
+        if line.strip(b" \t\r,\""):
+            seen += 1
+            if seen == row:
+                return n
+    return None
 
 
 def _rows_fast(raw: bytes) -> _Rows | None:
@@ -515,30 +596,44 @@ def _rows_careful(p: Path) -> _Rows:
                            hint="give the CSV that `gpuplan audit --demand-out` writes.") from None
     rows: list[tuple[float, str, float]] = []
     with f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            raise GpuplanError("the demand file is empty", file=p, line=1, hint="expected a header time,gpu,gpus.")
-        cols = [h.strip().lower() for h in header]
-        missing = [c for c in ("time", "gpu", "gpus") if c not in cols]
-        if missing:
-            raise GpuplanError(f"missing column(s) {', '.join(missing)}", file=p, line=1,
-                               hint="the header is time,gpu,gpus (the format `gpuplan audit --demand-out` writes).")
-        it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
-        for n, row in enumerate(reader, start=2):
-            if not row or all(not c.strip() for c in row):
-                continue
+        try:
+            return _careful_rows(p, csv.reader(f), rows)
+        except UnicodeDecodeError:
+            raw = p.read_bytes()
             try:
-                when = _parse_time(row[it])
-                gpus = float(row[ig2])
-            except (ValueError, IndexError, OverflowError):
-                raise GpuplanError(
-                    f"bad row {row!r}", file=p, line=n,
-                    hint="each row is an ISO time or epoch seconds, a GPU id, and a number of GPUs.") from None
-            if not math.isfinite(gpus) or gpus < 0:
-                raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
-                                   hint="demand is the number of GPUs in use during that hour.")
-            rows.append((when.timestamp(), row[ig].strip(), gpus))
+                raw.decode("utf-8")
+                at = 0
+            except UnicodeDecodeError as exc:
+                at = exc.start
+            raise GpuplanError(f"not UTF-8 text (byte {at:,})", file=p, line=raw.count(b"\n", 0, at) + 1,
+                               hint="save the demand CSV as UTF-8 (the format `gpuplan audit --demand-out` "
+                                    "writes).") from None
+
+
+def _careful_rows(p: Path, reader: Any, rows: list[tuple[float, str, float]]) -> _Rows:
+    header = next(reader, None)
+    if header is None:
+        raise GpuplanError("the demand file is empty", file=p, line=1, hint="expected a header time,gpu,gpus.")
+    cols = [h.strip().lower() for h in header]
+    missing = [c for c in ("time", "gpu", "gpus") if c not in cols]
+    if missing:
+        raise GpuplanError(f"missing column(s) {', '.join(missing)}", file=p, line=1,
+                           hint="the header is time,gpu,gpus (the format `gpuplan audit --demand-out` writes).")
+    it, ig, ig2 = cols.index("time"), cols.index("gpu"), cols.index("gpus")
+    for n, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        try:
+            when = _parse_time(row[it])
+            gpus = float(row[ig2])
+        except (ValueError, IndexError, OverflowError):
+            raise GpuplanError(
+                f"bad row {row!r}", file=p, line=n,
+                hint="each row is an ISO time or epoch seconds, a GPU id, and a number of GPUs.") from None
+        if not math.isfinite(gpus) or gpus < 0:
+            raise GpuplanError(f"gpus must be a number >= 0, got {row[ig2]!r}", file=p, line=n, field="gpus",
+                               hint="demand is the number of GPUs in use during that hour.")
+        rows.append((when.timestamp(), row[ig].strip(), gpus))
     names: dict[str, int] = {}
     code = np.array([names.setdefault(r[1], len(names)) for r in rows], dtype=np.int64)
     return (np.array([r[0] for r in rows], dtype=np.float64), code, list(names),
@@ -579,7 +674,12 @@ def from_trace(tr: JobTable, default_gpu: str, path: str | Path) -> Demand:
     t0 = float(tr.submit.min())
     start_h = (tr.submit - t0) / 3600.0
     end_h = start_h + tr.duration / 3600.0
-    n = max(1, math.ceil(float(end_h.max())))
+    last = float(end_h.max())
+    if not last < limits.MAX_DEMAND_HOURS:  # also NaN
+        raise limits.over(last, limits.MAX_DEMAND_HOURS, what="the first submission to the last end: ",
+                          unit="hours", field=None, file=path,
+                          hint="a demand covers at most 10 years; replay a sample, or check the times' unit.")
+    n = max(1, math.ceil(last))
     types = tr.gpu_type if tr.gpu_type is not None else np.array([None] * len(start_h), dtype=object)
     by_gpu: dict[str, np.ndarray] = {}
     for gpu in sorted({str(g) if g else default_gpu for g in types}):

@@ -18,6 +18,7 @@ from datetime import date, datetime
 from typing import Any
 
 from gpuplan.errors import ScenarioError
+from gpuplan.limits import MAX_QUANTITY
 
 ErrorAt = Callable[..., ScenarioError]
 _ISO = re.compile(r"^[A-Z]{3}$")
@@ -53,8 +54,9 @@ def read_fx(raw: Any, currency: str, error: ErrorAt) -> Fx | None:
             raise error(("fx", str(key)), f"`{key}` is not a currency code", hint)
         if key == currency:
             raise error(("fx", key), f"{key} is the scenario's own currency", "fx gives rates for other currencies.")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise error(("fx", key), f"a rate must be a number > 0, got {value!r}", hint)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not 1 / MAX_QUANTITY <= value <= MAX_QUANTITY:
+            raise error(("fx", key), f"a rate must be a number > 0 (from 1e-12 to 1e12), got {value!r}", hint)
         rates[key] = float(value)
     return Fx(currency, rates, as_of)
 

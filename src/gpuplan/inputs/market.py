@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpuplan.inputs.units import UnitError, parse_duration, per_gpu_hour
+from gpuplan.limits import MAX_DRIFT, MAX_HORIZON_MONTHS, MAX_QUANTITY
 
 _MONTHS = re.compile(r"^\s*(\d+)\s*(mo|month|months)\s*$")
 DEFAULT_HORIZON_MONTHS = 12
@@ -35,7 +36,7 @@ class _Strict(BaseModel):
 
 
 class TermPriceIn(_Strict):
-    amount: Annotated[float, Field(ge=0)]
+    amount: Annotated[float, Field(ge=0, le=MAX_QUANTITY)]
     per: Literal["gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", "node-month"]
 
 
@@ -51,6 +52,9 @@ def _range(v: float | tuple[float, float]) -> float | tuple[float, float]:
     lo = v[0] if isinstance(v, tuple) else v
     if lo <= -1:
         raise ValueError(f"a fall of 100% or more makes prices zero or negative, got {lo:g}")
+    hi = v[1] if isinstance(v, tuple) else v
+    if not hi <= MAX_DRIFT:  # also NaN and inf
+        raise ValueError(f"a rise of more than {MAX_DRIFT:.0%} per period is over the limit, got {hi:g}")
     return v
 
 
@@ -109,6 +113,9 @@ def months_of(value: str, days_per_month: float) -> int:
             raise UnitError(f"expected whole months (1mo, 6mo, 12mo or {days_per_month:g}d steps), got {value!r}")
     if n < 1:
         raise UnitError(f"a length of at least one month is needed, got {value!r}")
+    if n > MAX_HORIZON_MONTHS:
+        raise UnitError(f"{value}: {n:,} months is over the limit of {MAX_HORIZON_MONTHS} months "
+                        "(docs/limits.md)")
     return n
 
 

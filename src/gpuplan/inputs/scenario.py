@@ -8,17 +8,21 @@ Fields left out take the catalog's per-mode defaults, and each default used is r
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from gpuplan import limits
 from gpuplan.errors import ScenarioError
 from gpuplan.inputs.catalog import Catalog, load_catalog
 from gpuplan.inputs.fx import Fx, convert_offer, read_fx
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.market import resolve_market, resolve_terms
 from gpuplan.inputs.scenario_types import (
+    Commitment,
     Data,
     Jitter,
     JitterIn,
@@ -31,13 +35,15 @@ from gpuplan.inputs.scenario_types import (
     Range,
     Scenario,
     ScenarioIn,
+    Service,
     Step,
     Team,
     Workload,
+    with_service,
 )
 from gpuplan.inputs.sites import route
 from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_hour
-from gpuplan.inputs.yaml_data import construct as construct  # where its tests found it
+from gpuplan.lazy import yaml, yaml_safe_loader
 
 HINTS = {
     "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
@@ -91,6 +97,9 @@ HINTS = {
     "bare_metal_price_drift": "a drift is per year, a number or [low, high], each above -1 (e.g. [-0.25, 0.0]).",
     "demand_growth": "demand growth is per month, a number or [low, high], each above -1 (e.g. [0.0, 0.08]).",
     "horizon": "the horizon is whole months, e.g. 12mo.",
+    "id": "an id is one line of printable text of at most 128 characters, e.g. train-llm or bm-910b.",
+    "provider": "a provider is one line of printable text of at most 128 characters.",
+    "site": "a site id from `sites:`, one line of at most 128 characters.",
 }
 GENERIC_HINT = "see the scenario format in the README; `gpuplan init` writes a commented starter."
 
@@ -105,41 +114,52 @@ def _path_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _safe_loader() -> Any:
-    from gpuplan.inputs.yaml_data import safe_loader
-
-    return safe_loader()
-
-
 def _compose(text: str) -> tuple[Any, Any]:
     """Parse once: the plain data (safe constructors) and the node tree that carries line marks."""
-    loader = _safe_loader()(text)
+    loader = yaml_safe_loader()(text)
     try:
         node = loader.get_single_node()
         # Aliases can make a small file expand to billions of values ("billion laughs"): refuse
         # before anything walks the expanded tree.
         n = expanded_size(node)
         if n > MAX_EXPANDED_VALUES:
-            raise _TooBig(n)
-        data = construct(loader, node) if node is not None else None
+            raise _TooBig(n, distinct_size(node))
+        data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
     return data, node
 
 
 class _TooBig(Exception):
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, distinct: int) -> None:
         super().__init__(n)
         self.n = n
+        self.aliased = n > distinct
 
 
-MAX_EXPANDED_VALUES = 200_000
+MAX_EXPANDED_VALUES = limits.MAX_YAML_VALUES
+
+
+def distinct_size(root: Any) -> int:
+    """How many values the document's text holds (each aliased node once)."""
+    import yaml
+
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [x for kv in node.value for x in kv]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return len(seen)
 
 
 def expanded_size(root: Any) -> int:
     """How many values the document holds once aliases are expanded (memoised per node, so cheap)."""
-    import yaml
-
     memo: dict[int, int] = {}
 
     def size(node: Any) -> int:
@@ -160,8 +180,6 @@ def _line_index(root: Any) -> dict[tuple[Any, ...], int]:
 
     A node reached again through an alias is not walked again: its lines are those of the anchor.
     """
-    import yaml
-
     lines: dict[tuple[Any, ...], int] = {}
     seen: set[int] = set()
 
@@ -220,10 +238,21 @@ _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _UNION_TAGS = {"float", "int", "str", "list", "tuple", "bool", "dict"}
 
 
+def _plain_loc(err: Any) -> tuple[Any, ...]:
+    """The location without pydantic's union-branch tags (e.g. 'float', 'tuple[...]')."""
+    return tuple(p for p in err["loc"] if isinstance(p, int) or (p not in _UNION_TAGS and _FIELD.match(p)))
+
+
 def _pydantic_error(exc: ValidationError, loc8: _Locator) -> ScenarioError:
-    err = exc.errors()[0]
-    # Drop pydantic's union-branch tags (e.g. 'float', 'tuple[...]') from the location.
-    loc = tuple(p for p in err["loc"] if isinstance(p, int) or (p not in _UNION_TAGS and _FIELD.match(p)))
+    errors = exc.errors()
+    err = errors[0]
+    loc = _plain_loc(err)
+    # A union (a number or [low, high]) fails in each branch: `[180, 1e308]` is no number, and its item 1
+    # is over the limit; the deeper error of the same field says what is wrong.
+    deeper = [e for e in errors[1:] if len(_plain_loc(e)) > len(loc) and _plain_loc(e)[:len(loc)] == loc]
+    if deeper and err["type"] in ("float_type", "int_type", "float_parsing", "int_parsing", "string_type"):
+        err = deeper[0]
+        loc = _plain_loc(err)
     kind = err["type"]
     given = err.get("input")
     if kind == "extra_forbidden":
@@ -257,12 +286,61 @@ def read_scenario_data(path: str | Path) -> tuple[dict[str, Any], _Locator]:
     return parse_scenario_text(text, str(p))
 
 
-def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
+_LISTS = {"workloads": limits.MAX_WORKLOADS, "offers": limits.MAX_OFFERS}
+_SMALL = 100_000  # characters: fewer than 10,000 workloads of ~10 characters each, so no need to count
+
+
+def check_size(text: str, name: str) -> None:
+    """Refuse more than `limits.MAX_WORKLOADS` workloads or `limits.MAX_OFFERS` offers from libyaml's events,
+    stopping at the first item past the limit: a 21 MB file of 200,000 workloads is refused in ~0.1 s
+    instead of being composed (8 s, 1.2 GB). Text that is not YAML is left to the parser's error."""
+    if len(text) < _SMALL:
+        return
     import yaml
 
+    depth = 0  # 1: the document's mapping; 2: a top-level value
+    key: str | None = None  # the top-level key whose value comes next
+    counting: str | None = None
+    count = 0
+    expect_key = False
+    try:
+        for ev in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(ev, yaml.CollectionStartEvent):
+                if depth == 1 and key in _LISTS and isinstance(ev, yaml.SequenceStartEvent):
+                    counting, count = key, 0
+                elif depth == 2 and counting:
+                    count += 1
+                depth += 1
+                expect_key = depth == 1
+            elif isinstance(ev, yaml.CollectionEndEvent):
+                depth -= 1
+                if depth == 1:
+                    counting, key, expect_key = None, None, True
+            elif isinstance(ev, yaml.ScalarEvent | yaml.AliasEvent):
+                if depth == 1:
+                    key = ev.value if expect_key and isinstance(ev, yaml.ScalarEvent) else None
+                    expect_key = not expect_key
+                elif depth == 2 and counting:
+                    count += 1
+            else:
+                continue
+            if counting and count > _LISTS[counting]:
+                at = ev.start_mark.line + 1 if ev.start_mark else None
+                raise limits.over(count, _LISTS[counting], what="at least ", unit=counting, field=counting,
+                                  file=name, line=at, error=ScenarioError,
+                                  hint="split the scenario; docs/limits.md lists every input limit.")
+    except yaml.YAMLError:
+        return
+
+
+def parse_scenario_text(text: str, name: str) -> tuple[dict[str, Any], _Locator]:
+    check_size(text, name)
     try:
         data, root = _compose(text)
     except _TooBig as exc:
+        if not exc.aliased:
+            raise limits.over(exc.n, MAX_EXPANDED_VALUES, what="", unit="YAML values", field=None, file=name,
+                              line=1, error=ScenarioError, hint="split the scenario.") from None
         raise ScenarioError(
             f"the YAML aliases expand to {exc.n:,} values (at most {MAX_EXPANDED_VALUES:,} are read)",
             file=name, line=1, hint="use fewer nested anchors and aliases (&name / *name).") from None
@@ -310,13 +388,14 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         seen[offer.id] = i
         offers.append(offer)
 
+    start = model.start or scenario_today()
     workloads: list[Workload] = []
     wseen: dict[str, int] = {}
     for i, w in enumerate(model.workloads):
         if w.id in wseen:
             raise loc8.error(("workloads", i, "id"), f"duplicate workload id `{w.id}`", "workload ids must be unique.")
         wseen[w.id] = i
-        workloads.append(_resolve_workload(w, i, cat, loc8, sites))
+        workloads.append(_dated(_resolve_workload(w, i, cat, loc8, sites), w, i, start, loc8))
         bad = {"elastic"} & set(w.requires) and ({"compliance", "custom-driver"} & set(w.requires))
         if bad:
             raise loc8.error(("workloads", i, "requires"),
@@ -356,7 +435,59 @@ def build_scenario(data: dict[str, Any], loc8: _Locator, catalog: Catalog | str 
         market=resolve_market(model.market, dpm, loc8.error),
         sites=sites,
         links=links,
+        start=start,
+        commitments=_commitments(model, offers, start, loc8),
     )
+
+
+def scenario_today() -> date:
+    """The default `start:` of a scenario: today (UTC), or SOURCE_DATE_EPOCH's day when set (reproducible runs)."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date()
+    return datetime.now(tz=UTC).date()
+
+
+def _dated(r: Workload, w: Any, i: int, start: date, loc8: _Locator) -> Workload:
+    """The workload's `start:` (hours after the scenario's), `once:` and `service:` (issue 25)."""
+    offset = 0.0
+    if w.start is not None:
+        offset = (w.start - start).days * 24.0
+        if offset < 0:
+            raise loc8.error(("workloads", i, "start"), f"starts {w.start} before the scenario ({start})",
+                             "give a date on or after the scenario's `start:`, or move the scenario's start.")
+    service = None
+    if w.service is not None:
+        if w.kind != "inference":
+            raise loc8.error(("workloads", i, "service"), "`service:` sizes an inference service",
+                             "use it with `kind: inference`; `gpus` is then the GPUs of one replica.")
+        sv = w.service
+        prof = tuple(float(x) for x in sv.daily_profile) if sv.daily_profile is not None else (1.0,) * 24
+        service = Service(sv.peak, sv.unit, sv.per_replica, sv.min_replicas, prof, r.gpus)
+        if max(service.replicas()) <= 0:
+            raise loc8.error(("workloads", i, "service"), "the service never needs a replica",
+                             "give min_replicas >= 1 or a daily_profile with a share above 0.")
+        r = with_service(r, service)  # as one schedule: the peak's cards, the replica-hours of a day
+    return replace(r, start_hours=offset, once=bool(w.once))
+
+
+def _commitments(model: ScenarioIn, offers: list[Offer], start: date, loc8: _Locator) -> tuple[Commitment, ...]:
+    out = []
+    ids = {o.id: o for o in offers}
+    for i, c in enumerate(model.commitments):
+        o = ids.get(c.offer)
+        if o is None or o.mode != "bare-metal":
+            leases = ", ".join(x.id for x in offers if x.mode == "bare-metal") or "none"
+            raise loc8.error(("commitments", i, "offer"), f"`{c.offer}` is not a bare-metal offer of the scenario",
+                             f"name the lease's offer: {leases}.")
+        hours = (c.until - start).days * 24.0
+        if hours <= 0:
+            raise loc8.error(("commitments", i, "until"), f"the lease ended on {c.until}, before the scenario starts",
+                             "drop the commitment, or give the date it runs until.")
+        out.append(Commitment(c.offer, c.cards, c.until, hours, c.paid))
+    return tuple(out)
 
 
 def _resolve_sites(model: ScenarioIn, loc8: _Locator) -> tuple[tuple[str, ...], tuple[Link, ...]]:
@@ -393,9 +524,14 @@ def _gpu_or_none(cat: Catalog, name: str) -> str:
 
 def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
     try:
-        return parse_duration(value)
+        hours = parse_duration(value)
     except UnitError as exc:
         raise loc8.error(loc, str(exc), "durations are written 90m, 12h, 30d or 2w.") from None
+    if hours > limits.MAX_DURATION_HOURS:
+        raise limits.over(hours, limits.MAX_DURATION_HOURS, what=f"{value}: ", unit="hours", field=_path_str(loc),
+                          file=loc8.file, line=loc8.line(loc), error=ScenarioError,
+                          hint="durations are at most 3650d (10 years); docs/limits.md lists every input limit.")
+    return hours
 
 
 def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,

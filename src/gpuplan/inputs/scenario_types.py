@@ -7,12 +7,15 @@ so any number can be traced back (`defaults_used`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gpuplan import limits
 from gpuplan.inputs.market import LeaseTerm, Market, MarketIn, TermIn
 
 Mode = Literal["bare-metal", "container"]  # how an offer is billed: a lease, or elastic
@@ -25,11 +28,16 @@ PricePer = Literal["gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", 
 InterconnectKind = Literal["nvlink", "hccs", "pcie", "none"]
 Rdma = Literal["none", "roce", "infiniband"]
 
-# Input limits (issue 14): past them a scenario is refused with exit 2 instead of running out of memory.
-MAX_WORKLOAD_GPUS = 100_000
-MAX_WORKLOADS = 10_000
+# Input limits (issue 14, one table since issue 27: gpuplan.limits): past them, exit 2 instead of running out of memory.
+MAX_WORKLOAD_GPUS = limits.MAX_GPUS_PER_WORKLOAD
+MAX_WORKLOADS = limits.MAX_WORKLOADS
+# An id or a name: one line of printable text of at most limits.MAX_NAME_CHARS characters.
+Name = Annotated[str, Field(min_length=1), AfterValidator(limits.check_name)]
+Text = Annotated[str, AfterValidator(limits.check_name)]
 
-NonNeg = Annotated[float, Field(ge=0)]
+# Every other number is at most limits.MAX_QUANTITY in its unit (also refuses .inf): sums stay finite.
+NonNeg = Annotated[float, Field(ge=0, le=limits.MAX_QUANTITY)]
+Positive = Annotated[float, Field(gt=0, le=limits.MAX_QUANTITY)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
 
 
@@ -86,7 +94,7 @@ class OverheadIn(_Strict):
 
 
 class NetworkIn(_Strict):
-    gbps: Annotated[float, Field(gt=0)] | None = None
+    gbps: Positive | None = None
     rdma: Rdma | None = None
     nic: Nic | None = None
 
@@ -94,8 +102,8 @@ class NetworkIn(_Strict):
 class StepIn(_Strict):
     """One training step from first principles (communication from the all-reduce cost)."""
 
-    compute_s: Annotated[float, Field(gt=0)]
-    gradient_gb: Annotated[float, Field(ge=0)]
+    compute_s: Positive
+    gradient_gb: NonNeg
     overlap: Annotated[float, Field(ge=0, le=1)] = 0.0
 
 
@@ -107,15 +115,15 @@ class SupportIn(_Strict):
 
 
 class SiteIn(_Strict):
-    id: str = Field(min_length=1)
+    id: Name
 
 
 class LinkIn(_Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    from_: str = Field(alias="from", min_length=1)
-    to: str = Field(min_length=1)
-    gbps: Annotated[float, Field(gt=0)]
+    from_: Name = Field(alias="from")
+    to: Name
+    gbps: Positive
     cost_per_gb: NonNeg = 0.0
     latency_ms: NonNeg | None = None
     one_way: bool = False
@@ -123,29 +131,29 @@ class LinkIn(_Strict):
 
 class DataIn(_Strict):
     size_gb: NonNeg
-    site: str = Field(min_length=1)
+    site: Name
     moves: Literal["once", "per-run", "daily"] = "once"
 
 
 class OfferIn(_Strict):
-    id: str | None = Field(default=None, min_length=1)
-    use: str | None = None
-    provider: str | None = None
-    gpu: str | None = None
+    id: Name | None = None
+    use: Name | None = None
+    provider: Text | None = None
+    gpu: Name | None = None
     mode: Platform | None = None
     tenancy: Tenancy | None = None
     price: PriceIn | None = None
     lease_unit: Literal["gpu", "node"] | None = None
     gpus_per_node: Annotated[int, Field(ge=1, le=64)] | None = None
     min_term: str | None = None
-    network_gbps: Annotated[float, Field(gt=0)] | None = None
+    network_gbps: Positive | None = None
     interconnect: InterconnectKind | None = None
     rdma: Rdma | None = None
     network: NetworkIn | None = None
     setup: str | None = None
     ops: str | None = None
     overhead: OverheadIn | None = None
-    site: str | None = None  # where the offer's GPUs are (a `sites:` id)
+    site: Name | None = None  # where the offer's GPUs are (a `sites:` id)
     remote_data: bool = False  # reads data across sites in place (no copy before the run)
     support: SupportIn | None = None
     spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
@@ -155,10 +163,30 @@ class OfferIn(_Strict):
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
 
 
+class ServiceIn(_Strict):
+    """`kind: inference` sized by load: replicas each hour = max(min_replicas, ceil(load / per_replica))."""
+
+    peak: Annotated[float, Field(gt=0)]
+    unit: Literal["requests/s", "tokens/s"]
+    per_replica: Annotated[float, Field(gt=0)]
+    min_replicas: Annotated[int, Field(ge=0, le=MAX_WORKLOAD_GPUS)] = 1
+    daily_profile: Annotated[list[Annotated[float, Field(ge=0, le=1)]], Field(min_length=24, max_length=24)] | None \
+        = None
+
+
+class CommitmentIn(_Strict):
+    """Cards already leased: capacity at no new rental until `until`."""
+
+    offer: str = Field(min_length=1)
+    cards: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
+    until: date
+    paid: bool = True
+
+
 class WorkloadIn(_Strict):
-    id: str = Field(min_length=1)
+    id: Name
     kind: Kind
-    gpu: str | list[str]
+    gpu: Name | list[Name]
     gpus: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
     days_per_week: Annotated[int, Field(ge=1, le=7)] = 7
@@ -167,12 +195,15 @@ class WorkloadIn(_Strict):
     communication: Fraction | None = None
     step: StepIn | None = None
     data_wait: Fraction | None = None
-    memory_gb: Annotated[float, Field(gt=0)] | None = None
-    speed: dict[str, Annotated[float, Field(gt=0)]] | None = None
+    memory_gb: Positive | None = None
+    speed: dict[str, Positive] | None = None
     data: DataIn | None = None
     checkpoint_interval: str | None = None
     requires: list[Requirement] = Field(default_factory=list)
     window: str | None = None
+    start: date | None = None
+    once: bool = False
+    service: ServiceIn | None = None
 
     @field_validator("window")
     @classmethod
@@ -192,11 +223,13 @@ class ScenarioIn(_Strict):
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
     team: TeamIn = Field(default_factory=TeamIn)
     days_per_month: Annotated[float, Field(ge=28, le=31)] = 30.0
-    offers: list[OfferIn] = Field(min_length=1)
+    offers: list[OfferIn] = Field(min_length=1, max_length=limits.MAX_OFFERS)
     workloads: list[WorkloadIn] = Field(min_length=1, max_length=MAX_WORKLOADS)
     market: MarketIn | None = None
     sites: list[SiteIn] = Field(default_factory=list)
     links: list[LinkIn] = Field(default_factory=list)  # horizon, price drifts, demand growth (`gpuplan commit`)
+    start: date | None = None  # when the scenario starts (default: today, or SOURCE_DATE_EPOCH's day)
+    commitments: list[CommitmentIn] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -301,10 +334,46 @@ class Workload:
     speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
     data: Data | None = None
     checkpoint_hours: float = 1.0
+    start_hours: float = 0.0  # hours from the scenario's start to the workload's (`start:`)
+    once: bool = False  # runs once, from its start, for its duration (else an ongoing schedule)
+    service: Service | None = None  # an inference service sized by load
+
+    @property
+    def end_hours(self) -> float:
+        """Hours from the scenario's start to the end of the workload's schedule."""
+        return self.start_hours + self.duration_hours
 
     @property
     def duration_days(self) -> float:
         return self.duration_hours / 24
+
+
+@dataclass(frozen=True)
+class Service:
+    """`service:` of an inference workload: its load and one replica's throughput on the first GPU."""
+
+    peak: float
+    unit: str
+    per_replica: float
+    min_replicas: int
+    daily_profile: tuple[float, ...]  # 24 hourly shares of the peak (flat: all 1.0)
+    gpus_per_replica: int
+
+    def replicas(self) -> list[int]:
+        """Replicas in each hour of the day: max(min_replicas, ceil(peak x share / per_replica))."""
+        return [max(self.min_replicas, math.ceil(self.peak * x / self.per_replica - 1e-9))
+                for x in self.daily_profile]
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """Cards already signed for: `cards` of `offer` until `until_hours` after the scenario's start."""
+
+    offer: str
+    cards: int
+    until: date
+    until_hours: float
+    paid: bool
 
 
 @dataclass(frozen=True)
@@ -350,9 +419,23 @@ class Scenario:
     market: Market | None = None  # the `market:` section, when given (`gpuplan commit`)
     sites: tuple[str, ...] = ()
     links: tuple[Link, ...] = ()
+    start: date | None = None  # the scenario's first day
+    commitments: tuple[Commitment, ...] = ()
 
     def offer(self, offer_id: str) -> Offer:
         for o in self.offers:
             if o.id == offer_id:
                 return o
         raise KeyError(offer_id)
+
+
+def with_service(w: Workload, sv: Service) -> Workload:
+    """`w` as one schedule of its service `sv`: the peak hour's cards (`gpus`), for the replica-hours of
+    a day spread over them (`hours_per_day`), no window; `sv` keeps the hour-by-hour shape."""
+    from dataclasses import replace
+
+    replicas = sv.replicas()
+    peak = max(replicas)
+    if peak <= 0:
+        return replace(w, service=sv)
+    return replace(w, gpus=peak * sv.gpus_per_replica, hours_per_day=sum(replicas) / peak, window=None, service=sv)

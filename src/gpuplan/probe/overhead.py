@@ -26,7 +26,6 @@ estimate; pass `reference_matmul_efficiency` to use one measured on your own bar
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from pathlib import Path
@@ -144,15 +143,10 @@ def measured_overhead(
 def load_measured(path: str | Path, catalog: Any) -> dict[str, Any]:
     """The overheads measured on a node (`measured_overhead`) from the file `gpuplan probe --bench -o json`
     wrote; errors name the file."""
+    from gpuplan.limits import load_json
+
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GpuplanError(f"cannot read: {exc.strerror}", file=p,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
-    except json.JSONDecodeError as exc:
-        raise GpuplanError(f"not JSON: {exc.msg}", file=p, line=exc.lineno,
-                           hint="give the file `gpuplan probe -o json` wrote.") from None
+    data = load_json(p, hint="give the file `gpuplan probe -o json` wrote.")
     try:
         out = measured_overhead(data, catalog)
     except GpuplanError as exc:

@@ -16,6 +16,7 @@ from gpuplan.errors import GpuplanError
 from gpuplan.inputs.gpu_names import GpuNameError
 from gpuplan.inputs.gpu_names import resolve as resolve_gpu
 from gpuplan.inputs.units import PRICE_PERIODS, per_gpu_hour
+from gpuplan.limits import CONTROL_CHARACTERS, MAX_NOTE_CHARS, name_problem
 from gpuplan.quotes import CSV_COLUMNS, MODES, Quote
 
 _TERM = re.compile(r"^\s*(\d+)\s*(mo|month|months)?\s*$")
@@ -35,6 +36,17 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None,
         raise bad("provider", "a quote needs a provider", "who quoted it, e.g. example-cloud.")
     if not gpu.strip():
         raise bad("gpu", "a quote needs a GPU", "a GPU id such as ascend-910b (`gpuplan catalog gpus`).")
+    for key, value in (("provider", provider), ("gpu", gpu)):
+        problem = name_problem(value.strip())
+        if problem is not None:
+            raise bad(key, f"{value[:40]!r} {problem}", "ids and names are one line of at most 128 characters.")
+    note = note or ""
+    note_hint = f"a note is one line of at most {MAX_NOTE_CHARS:,} characters."
+    if len(note) > MAX_NOTE_CHARS:
+        raise bad("note", f"the note is {len(note):,} characters long", note_hint)
+    control = CONTROL_CHARACTERS.search(note)
+    if control is not None:
+        raise bad("note", f"the note contains the control character U+{ord(control.group()):04X}", note_hint)
     try:  # `910B`, `H100 SXM` and the catalog id are one GPU, as in every other command
         gpu_id = resolve_gpu(gpu.strip()).id
     except GpuNameError as exc:
@@ -63,7 +75,7 @@ def make_quote(*, provider: str, gpu: str, mode: str, term: str | None,
         raise bad("date", f"expected a date YYYY-MM-DD, got {when!r}", "the day the quote was given.") from None
     pgh = per_gpu_hour(amount, per, gpus_per_node=gpus_per_node, days_per_month=DAYS_PER_MONTH)
     ranged = high > low
-    return Quote(provider.strip(), gpu_id, mode, term_months, amount, per, pgh, currency, day, note or "",
+    return Quote(provider.strip(), gpu_id, mode, term_months, amount, per, pgh, currency, day, note,
                  gpus_per_node, price_low=low if ranged else None, price_high=high if ranged else None)
 
 
@@ -144,6 +156,10 @@ def read_quotes_catalog(path: str | Path) -> list[Quote]:
         amount = price.get("amount") if isinstance(price, dict) else None
         if isinstance(amount, list) and len(amount) == 2:
             amount = (amount[0], amount[1])
+        gpn = o.get("gpus_per_node", 8)
+        if not isinstance(gpn, int) or isinstance(gpn, bool) or not 1 <= gpn <= 64:
+            raise GpuplanError(f"gpus_per_node: expected a whole number from 1 to 64, got {gpn!r}", file=str(p),
+                               field=f"{where}gpus_per_node", hint="cards per server, e.g. 8.")
         mode = str(o.get("mode", ""))
         as_of = str(o.get("as_of", ""))
         day = as_of[:10] if len(as_of) >= 10 else (f"{as_of[:7]}-01" if re.fullmatch(r"\d{4}-\d{2}", as_of) else as_of)
@@ -153,5 +169,5 @@ def read_quotes_catalog(path: str | Path) -> list[Quote]:
         out.append(make_quote(
             provider=provider, gpu=str(o.get("gpu", "")), mode=mode, term=None,
             price=amount if amount is not None else "", per=per, currency=str(o.get("currency", "")), when=day,
-            note=note, gpus_per_node=int(o.get("gpus_per_node", 8)), where=where, file=str(p)))
+            note=note, gpus_per_node=gpn, where=where, file=str(p)))
     return out

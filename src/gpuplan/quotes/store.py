@@ -5,6 +5,11 @@ SQLAlchemy's: `sqlite:///path/quotes.sqlite`, `postgresql://user@host/db` (psyco
 `postgresql://user@/db?host=/run/postgresql` for a Unix socket. The schema is created and upgraded by
 Alembic (`gpuplan/quotes/migrations`) when a store is opened; concurrent openers are serialised (an
 advisory lock on PostgreSQL, a retry on SQLite). Adding quotes is one transaction: all or none.
+
+Waits are bounded (issue 27): a store locked by another writer is waited on for `GPUPLAN_DB_TIMEOUT`
+seconds (default 5; SQLite's busy timeout, PostgreSQL's `lock_timeout`), then the command exits 2
+saying so. Every database error is one line: the driver's first line of cause, never the SQL
+statement, its parameters or the URL's password.
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ from gpuplan.errors import GpuplanError
 from gpuplan.quotes import Quote
 
 ENV = "GPUPLAN_DB"
+TIMEOUT_ENV = "GPUPLAN_DB_TIMEOUT"
+DEFAULT_TIMEOUT_S = 5.0
+MAX_TIMEOUT_S = 3600.0
+BACKENDS = ("sqlite", "postgresql")
 _LOCK_KEY = 0x67707570  # "gpup": the advisory lock migrations take on PostgreSQL
 
 
@@ -35,6 +44,42 @@ def resolve_url(db: str | None) -> str:
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     return url
+
+
+def wait_seconds(environ: Any = None) -> float:
+    """How long to wait on a locked store: `GPUPLAN_DB_TIMEOUT` seconds (0 < t <= 3600), default 5."""
+    text = (os.environ if environ is None else environ).get(TIMEOUT_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_TIMEOUT_S:  # also NaN
+        raise GpuplanError(f"{TIMEOUT_ENV}: expected seconds in (0, {MAX_TIMEOUT_S:g}], got {text!r}",
+                           field=TIMEOUT_ENV, hint=f"e.g. {TIMEOUT_ENV}=30 to wait half a minute on a busy store.")
+    return value
+
+
+def cause(exc: BaseException) -> str:
+    """One line saying why a database call failed: the driver's own first line (SQLAlchemy's text adds
+    the SQL statement and every parameter set), at most 300 characters."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip()
+    first = text.splitlines()[0].strip() if text else type(orig).__name__
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
+def _locked(exc: BaseException) -> bool:
+    text = cause(exc).lower()
+    return "locked" in text or "lock timeout" in text or "canceling statement due to lock" in text
+
+
+def _timed_out(u: Any, waited: float, what: str) -> GpuplanError:
+    return GpuplanError(f"{what}: the quotes database {_safe(u)} stayed locked by another writer for "
+                        f"{waited:.1f} s", field="--db",
+                        hint=f"nothing was written; try again, or wait longer with {TIMEOUT_ENV}=SECONDS "
+                             f"(now {wait_seconds():g}).")
 
 
 def _safe(url: Any) -> str:
@@ -113,35 +158,55 @@ def _open_store(db: str | None) -> Any:
     url = resolve_url(db)
     if url in _ENGINES:
         return _ENGINES[url]
+    hint_urls = "sqlite:///path/quotes.sqlite or postgresql://user@host/dbname"
     try:
         u = make_url(url)
     except ArgumentError:
-        raise GpuplanError(f"not a database URL: {url!r}", field="--db",
-                           hint="sqlite:///path/quotes.sqlite or postgresql://user@host/dbname") from None
+        raise GpuplanError(f"not a database URL: {url.split('://')[0]!r}...", field="--db", hint=hint_urls) from None
+    backend = u.get_backend_name()
+    if backend not in BACKENDS:  # mysql:// was a ModuleNotFoundError (exit 1)
+        raise GpuplanError(f"the quotes store runs on SQLite or PostgreSQL, not {backend!r} ({_safe(u)})",
+                           field="--db", hint=hint_urls)
+    timeout = wait_seconds()
     kwargs: dict[str, Any] = {}
-    if u.get_backend_name() == "sqlite":
+    if backend == "sqlite":
         if u.database and u.database != ":memory:":
-            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        kwargs["connect_args"] = {"timeout": 60}
-    elif u.get_backend_name() == "postgresql":
-        kwargs["connect_args"] = {"connect_timeout": 10}
+            folder = Path(u.database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise GpuplanError(f"cannot create the folder of the quotes database {folder}: {exc.strerror}",
+                                   field="--db", hint=f"choose a folder you can write (--db sqlite:///PATH or "
+                                   f"{ENV}).") from None
+        kwargs["connect_args"] = {"timeout": timeout}
+    else:
+        kwargs["connect_args"] = {"connect_timeout": 10,
+                                  "options": f"-c lock_timeout={max(1, round(timeout * 1000))}"}
     try:
         engine = create_engine(u, **kwargs)
-    except (NoSuchModuleError, ArgumentError) as exc:
-        raise GpuplanError(f"unsupported database URL {_safe(u)}: {exc}", field="--db",
-                           hint="use sqlite:///... or postgresql://...") from None
-    for attempt in range(8):
+    except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+        raise GpuplanError(f"cannot use the database URL {_safe(u)}: {cause(exc)}", field="--db",
+                           hint="for PostgreSQL install psycopg (pip install 'psycopg[binary]'); "
+                           + hint_urls) from None
+    start = time.monotonic()
+    attempt = 0
+    while True:
         try:
             _migrate(engine)
             break
         except DBAPIError as exc:
-            if exc.connection_invalidated or "connect" in str(exc.orig).lower() or attempt == 7:
-                raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {str(exc.orig).strip()}",
-                                   field="--db", hint=f"check the URL (--db or {ENV}) and that the server "
-                                   "is running and reachable.") from None
-            time.sleep(0.2 * (attempt + 1))  # another process is creating the schema (SQLite)
+            waited = time.monotonic() - start
+            if _locked(exc) and not exc.connection_invalidated:
+                if waited < timeout:  # another process is creating the schema (SQLite)
+                    attempt += 1
+                    time.sleep(min(0.2 * attempt, max(timeout - waited, 0.01)))
+                    continue
+                raise _timed_out(u, waited, "cannot open the store") from None
+            raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {cause(exc)}",
+                               field="--db", hint=f"check the URL (--db or {ENV}), that the server is running "
+                               "and reachable, and that the file's folder is writable.") from None
         except SQLAlchemyError as exc:
-            raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {exc}", field="--db",
+            raise GpuplanError(f"cannot use the quotes database {_safe(u)}: {cause(exc)}", field="--db",
                                hint=f"check the URL (--db or {ENV}).") from None
     _ENGINES[url] = engine
     return engine
@@ -159,33 +224,47 @@ def add_quotes(engine: Any, quotes: Sequence[Quote]) -> int:
              "quoted_on": q.quoted_on, "note": q.note, "gpus_per_node": q.gpus_per_node, "added_at": now,
              "price_low": q.price_low, "price_high": q.price_high}
             for q in quotes]
-    for attempt in range(20):
+    timeout = wait_seconds()
+    start = time.monotonic()
+    attempt = 0
+    while True:
         try:
             with engine.begin() as conn:
                 conn.execute(QUOTES.insert(), rows)
             return len(rows)
         except SQLAlchemyError as exc:
-            if "locked" in str(exc).lower() and attempt < 19:
-                time.sleep(0.05 * (attempt + 1))
-                continue
-            raise GpuplanError(f"the quotes were not stored: {exc}", field="--db",
+            waited = time.monotonic() - start
+            if _locked(exc):
+                if waited < timeout:
+                    attempt += 1
+                    time.sleep(min(0.05 * attempt, max(timeout - waited, 0.01)))
+                    continue
+                raise _timed_out(engine.url, waited, "the quotes were not stored") from None
+            raise GpuplanError(f"the quotes were not stored: {cause(exc)}", field="--db",
                                hint="nothing was written; check the database and try again.") from None
-    return 0
 
 
 def list_quotes(engine: Any, *, gpu: str | None = None, mode: str | None = None) -> list[Quote]:
     from sqlalchemy import select
+    from sqlalchemy.exc import SQLAlchemyError
 
     stmt = select(QUOTES).order_by(QUOTES.c.quoted_on, QUOTES.c.id)
     if gpu:
         stmt = stmt.where(QUOTES.c.gpu == gpu)
     if mode:
         stmt = stmt.where(QUOTES.c.mode == mode)
-    with engine.connect() as conn:
-        return [Quote(r.provider, r.gpu, r.mode, r.term_months, float(r.price), r.per, float(r.price_per_gpu_hour),
-                      r.currency, r.quoted_on, r.note or "", int(r.gpus_per_node), int(r.id),
-                      r.price_low, r.price_high)
-                for r in conn.execute(stmt)]
+    try:
+        with engine.connect() as conn:
+            rows = list(conn.execute(stmt))
+    except SQLAlchemyError as exc:
+        if _locked(exc):
+            raise _timed_out(engine.url, wait_seconds(), "the quotes were not read") from None
+        raise GpuplanError(f"the quotes were not read: {cause(exc)}", field="--db",
+                           hint=f"check the database (--db or {ENV}) and try again.") from None
+    return [Quote(r.provider, r.gpu, r.mode, r.term_months, float(r.price), r.per, float(r.price_per_gpu_hour),
+                  r.currency, r.quoted_on, r.note or "", int(r.gpus_per_node), int(r.id),
+                  r.price_low, r.price_high)
+            for r in rows]
 
 
 def _engine_for(db: str | None) -> tuple[str, Any]:
@@ -198,7 +277,7 @@ def _engine_for(db: str | None) -> tuple[str, Any]:
     try:
         return url, create_engine(make_url(url))
     except (NoSuchModuleError, ArgumentError) as exc:
-        raise GpuplanError(f"unsupported database URL {url!r}: {exc}", field="--db",
+        raise GpuplanError(f"unsupported database URL {url.split('://')[0]!r}: {cause(exc)}", field="--db",
                            hint="use sqlite:///... or postgresql://...") from None
 
 
@@ -212,7 +291,7 @@ def schema_revision(db: str | None = None) -> str | None:
         with engine.connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()
     except SQLAlchemyError as exc:
-        raise GpuplanError(f"cannot read the quotes database {_safe(engine.url)}: {type(exc).__name__}",
+        raise GpuplanError(f"cannot read the quotes database {_safe(engine.url)}: {cause(exc)}",
                            field="--db", hint=f"check the URL (--db or {ENV}).") from None
     finally:
         engine.dispose()
@@ -234,7 +313,7 @@ def move_schema(rev: str, *, up: bool, db: str | None = None) -> str | None:
                            hint="`gpuplan quotes db history` lists the revisions; `head` and `base` work too.") \
             from None
     except SQLAlchemyError as exc:
-        raise GpuplanError(f"cannot migrate the quotes database: {type(exc).__name__}", field="--db",
+        raise GpuplanError(f"cannot migrate the quotes database: {cause(exc)}", field="--db",
                            hint=f"check the URL (--db or {ENV}) and that the server is reachable.") from None
     return schema_revision(db)
 

@@ -15,9 +15,11 @@ ELLIPSIS = "…"
 
 
 def cell_width(text: str) -> int:
-    from rich.cells import cell_len
+    """The terminal cells of `text`'s widest line (rich's measure; plain length for ASCII, the usual case)."""
+    from gpuplan.render.textbox import cell_len
 
-    return max((cell_len(line) for line in str(text).split("\n")), default=0)
+    text = str(text)
+    return max(map(cell_len, text.split("\n"))) if "\n" in text else cell_len(text)
 
 
 def middle(text: str, width: int) -> str:

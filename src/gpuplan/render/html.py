@@ -74,12 +74,12 @@ class Fmt:
 
 @lru_cache(maxsize=1)
 def _env() -> Any:
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    from gpuplan.lazy import jinja2
 
-    env = Environment(
-        loader=PackageLoader("gpuplan.render", "templates"),
-        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
-        undefined=StrictUndefined,
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("gpuplan.render", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )

@@ -38,8 +38,16 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
                        sd=p.container_slowdown_elastic, total=c.elastic or 0.0))
     if c.setup:
         lines.append(t("plan.sum_setup", lang, total=c.setup))
+    if p.committed_gpus:
+        lines.append(t("plan.sum_committed", lang, cards=p.committed_gpus, until=p.committed_until or "",
+                       total=c.committed or 0.0))
     lines.append(t("plan.sum_total_gpu", lang, gpu=p.gpu, total=c.hybrid or 0.0, currency=cur))
     return lines
+
+
+def _one_off_lines(doc: PlanDoc, lang: str) -> list[str]:
+    """One-off work the demand file marks (`once`): taken out of the standing demand, said so."""
+    return [t("plan.one_off_removed", lang, gpu=g, hours=h) for g, h in (doc.one_off_removed or {}).items()]
 
 
 def _grand_total(doc: PlanDoc, lang: str) -> list[str]:
@@ -93,15 +101,21 @@ def plan_table(doc: PlanDoc, lang: str, console: Any, explain: bool = False) -> 
     for p in doc.pools:
         for line in _sum_lines(doc, p, lang):
             console.print("  " + line, markup=False)
-    for line in _grand_total(doc, lang):
+    for line in _grand_total(doc, lang) + _one_off_lines(doc, lang):
         console.print("  " + line, markup=False)
     for line in waiting_lines(doc, lang):
         console.print("  " + line, markup=False)
     at = Table(title=t("plan.assignments", lang), title_justify="left", title_style="bold cyan")
     add_columns(at, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
-                [[a.workload, t(f"plan.place_{a.placement}", lang), a.reason] for a in doc.assignments], [False] * 3,
+                [[a.workload, t(f"plan.place_{a.placement}", lang), _why(a)] for a in doc.assignments], [False] * 3,
                 console.width)
     console.print(at)
+    if doc.projects:
+        pt = Table(title=t("plan.projects", lang), title_justify="left", title_style="bold cyan")
+        add_columns(pt, [t(f"plan.col_{col}", lang) for col in ("workload", "placement", "reason")],
+                    [[p.workload, f"{p.start} · {p.choice}", p.reason] for p in doc.projects], [False] * 3,
+                    console.width)
+        console.print(pt)
     if explain:
         for line in explain_lines(doc, lang):
             console.print(line, markup=False)
@@ -165,9 +179,17 @@ def plan_markdown(doc: PlanDoc, lang: str) -> str:
     for p in doc.pools:
         out += [f"- {line}" for line in _sum_lines(doc, p, lang)]
     out += [f"- **{line}**" for line in _grand_total(doc, lang)]
+    out += [f"- {line}" for line in _one_off_lines(doc, lang)]
     out += [f"- {line}" for line in waiting_lines(doc, lang)]
     out += ["", f"## {t('plan.assignments', lang)}", ""]
-    out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {a.reason}" for a in doc.assignments]
+    out += [f"- **{a.workload}**: {t(f'plan.place_{a.placement}', lang)} — {_why(a)}" for a in doc.assignments]
+    if doc.projects:
+        out += ["", f"## {t('plan.projects', lang)}", ""]
+        out += [f"- **{p.workload}** ({p.start}, {p.choice}): {p.reason}" for p in doc.projects]
     out += ["", "```", *explain_lines(doc, lang), "```", ""]
     return "\n".join(out)
 
+
+def _why(a: Any) -> str:
+    """An assignment's reason, and why its GPU where it lists several."""
+    return f"{a.reason}; {a.gpu_reason}" if a.gpu_reason else str(a.reason)

@@ -5,12 +5,10 @@
 - `replay`: the replay engine, a plain reference (`replay_reference`) and a compiled one (`replay`)
   with the same exact semantics, and `summarize` into the `-o json` contract.
 - `pool`: the pool's rules (the sizes a sweep names, the checks, the layout in nodes).
-- `lean`: the same replay and summary for a plain CSV trace without numpy (what a small
-  `gpuplan simulate` runs, so that it does not pay numpy's import).
 - `cost`: pricing a replay (lease of R cards for the trace's span + ops + burst GPU-hours).
 
-The engine knows jobs and pools, not file formats. Names load on first use: `gpuplan.sim.lean`
-must be importable without the numpy that `replay` and `traces` load.
+The engine knows jobs and pools, not file formats. Names load on first use, so that importing
+`gpuplan.sim` does not load the numpy that `replay` and `traces` need.
 """
 
 from __future__ import annotations

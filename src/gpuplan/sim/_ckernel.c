@@ -327,7 +327,7 @@ done:
 
 /* ---------------------------------------------------------------- a strict reader of numeric CSV columns
  *
- * read_columns(path, names) -> (rows, [bytearray of float64 per name]) or None.
+ * read_columns(path, names, max_rows, window) -> (rows, [bytearray of float64 per name]) or None.
  * Reads only the named columns of a plain CSV file (a header line, comma-separated, no quotes), as
  * float64, NaN where a field is empty. Anything else -- a missing column, a quote, a line with another
  * number of fields, a blank line, text that is not a plain decimal number -- gives None,
@@ -398,13 +398,10 @@ static int header_index(const char *a, const char *b, int ncols_max, char names[
 }
 
 typedef struct {
-    const char *data;
-    size_t size;
     int ncols;
     int nwanted;
     int col_of[MAX_WANTED]; /* column index of each wanted name */
     double *out[MAX_WANTED];
-    int64_t rows;
 } csv_job;
 
 /* The first ',' in [q, le), else le: eight bytes at a time (a zero byte of x ^ ",,,,,,,," is a comma;
@@ -531,16 +528,81 @@ static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int n) {
     }
 }
 
+/* The file is read through windows of WINDOW bytes mapped one at a time (each cut after its last
+ * newline) and unmapped before the next, so that memory holds the columns and one window, never the
+ * whole file. */
+#define WINDOW ((size_t)64 << 20)
+
+/* Maps whole lines of the file from byte `pos`: [*begin, *end) ends just after the last newline
+ * within `pos + window` (the window grows for a longer line), or at the end of the file. Returns the
+ * mapping (length *maplen, for munmap) or MAP_FAILED. */
+static void *map_lines(int fd, size_t size, size_t pos, size_t window, const char **begin, const char **end,
+                       size_t *maplen) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t base = pos - pos % page;
+    for (size_t want = window;; want *= 2) {
+        size_t stop = size - pos > want ? pos + want : size;
+        size_t len = stop - base;
+        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+        if (m == MAP_FAILED) return m;
+#ifdef MADV_SEQUENTIAL
+        madvise(m, len, MADV_SEQUENTIAL);
+#endif
+        const char *b = (const char *)m + (pos - base), *e = (const char *)m + len;
+        if (stop < size) {
+            const char *nl = e;
+            while (nl > b && nl[-1] != '\n') nl--;
+            if (nl == b) { /* no whole line yet: a longer window */
+                munmap(m, len);
+                continue;
+            }
+            e = nl;
+        }
+        *begin = b;
+        *end = e;
+        *maplen = len;
+        return m;
+    }
+}
+
+/* Cuts [b, e) after newlines into one chunk per thread; `at_end`: e is the end of the file. */
+static int split_chunks(const csv_job *J, const char *b, const char *e, int at_end, chunk_t *chunks) {
+    int nthreads = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (e - b > (1 << 22) && ncpu > 1) nthreads = ncpu < MAX_THREADS ? (int)ncpu : MAX_THREADS;
+    memset(chunks, 0, sizeof(chunk_t) * MAX_THREADS);
+    const char *cut = b;
+    for (int i = 0; i < nthreads; i++) {
+        const char *stop = i == nthreads - 1 ? e : b + (e - b) / nthreads * (i + 1);
+        if (stop < cut) stop = cut;
+        if (stop < e) {
+            const char *nl = memchr(stop, '\n', (size_t)(e - stop));
+            stop = nl ? nl + 1 : e;
+        }
+        chunks[i].J = J;
+        chunks[i].begin = cut;
+        chunks[i].end = stop;
+        chunks[i].last_chunk = at_end && stop == e;
+        cut = stop;
+    }
+    return nthreads;
+}
+
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *path_obj, *names;
     long long max_rows = -1; /* more rows than this: None before any column is allocated */
-    if (!PyArg_ParseTuple(args, "O&O!|L", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows))
+    long long window_arg = 0; /* bytes per mapped window; 0: WINDOW (tests give small ones) */
+    if (!PyArg_ParseTuple(args, "O&O!|LL", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows,
+                          &window_arg))
         return NULL;
+    const size_t window = window_arg > 0 ? (size_t)window_arg : WINDOW;
     PyObject *result = NULL, *arrays = NULL;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
     void *map = MAP_FAILED;
-    size_t size = 0;
+    size_t maplen = 0, size = 0;
+    int64_t *counts = NULL; /* lines per chunk of every window, from the first pass */
+    size_t ncounts = 0, capcounts = 0;
     int fd = -1;
     if (nw < 1 || nw > MAX_WANTED) {
         PyErr_SetString(PyExc_ValueError, "between 1 and 16 column names");
@@ -553,21 +615,19 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     size = (size_t)st.st_size;
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const char *b, *e;
+    map = map_lines(fd, size, 0, window, &b, &e, &maplen);
     if (map == MAP_FAILED) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-#ifdef MADV_SEQUENTIAL
-    madvise(map, size, MADV_SEQUENTIAL);
-#endif
-    const char *data = (const char *)map, *end = data + size;
-    if (size >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
+    const char *data = b;
+    if (e - data >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
         (unsigned char)data[2] == 0xBF) {
         data += 3;
     }
-    const char *hl = memchr(data, '\n', (size_t)(end - data));
-    const char *he = hl ? hl : end;
+    const char *hl = memchr(data, '\n', (size_t)(e - data));
+    const char *he = hl ? hl : e;
     if (he > data && he[-1] == '\r') he--;
     static char hnames[256][64];
     csv_job J;
@@ -591,40 +651,42 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             goto done;
         }
     }
-    const char *body = hl ? hl + 1 : end;
-    /* chunks of the body, cut after a newline, read by one thread each */
-    int nthreads = 1;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (end - body > (1 << 22) && ncpu > 1) nthreads = ncpu < MAX_THREADS ? (int)ncpu : MAX_THREADS;
+    const size_t body = hl ? (size_t)(hl + 1 - (const char *)b) : size;
+    munmap(map, maplen);
+    map = MAP_FAILED;
     chunk_t chunks[MAX_THREADS];
-    memset(chunks, 0, sizeof(chunks));
-    const char *cut = body;
-    for (int i = 0; i < nthreads; i++) {
-        const char *stop = i == nthreads - 1 ? end : body + (end - body) / nthreads * (i + 1);
-        if (stop < cut) stop = cut;
-        if (stop < end) {
-            const char *nl = memchr(stop, '\n', (size_t)(end - stop));
-            stop = nl ? nl + 1 : end;
-        }
-        chunks[i].J = &J;
-        chunks[i].begin = cut;
-        chunks[i].end = stop;
-        chunks[i].last_chunk = stop == end;
-        cut = stop;
-    }
-    J.data = (const char *)map;
-    J.size = size;
-    Py_BEGIN_ALLOW_THREADS
-    run_chunks(count_chunk, chunks, nthreads);
-    Py_END_ALLOW_THREADS
     int64_t lines = 0;
-    for (int i = 0; i < nthreads; i++) {
-        if (chunks[i].fail) {
+    /* pass 1: count the lines (and refuse quotes), window by window */
+    for (size_t pos = body; pos < size;) {
+        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
+        if (map == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
-        chunks[i].r0 = lines;
-        lines += chunks[i].lines;
+        int n = split_chunks(&J, b, e, pos + (size_t)(e - b) == size, chunks);
+        Py_BEGIN_ALLOW_THREADS
+        run_chunks(count_chunk, chunks, n);
+        Py_END_ALLOW_THREADS
+        for (int i = 0; i < n; i++) {
+            if (chunks[i].fail) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (ncounts == capcounts) {
+                capcounts = capcounts ? 2 * capcounts : 64;
+                int64_t *grown = realloc(counts, capcounts * sizeof(int64_t));
+                if (!grown) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                counts = grown;
+            }
+            counts[ncounts++] = chunks[i].lines;
+            lines += chunks[i].lines;
+        }
+        pos += (size_t)(e - b);
+        munmap(map, maplen);
+        map = MAP_FAILED;
     }
     if (max_rows >= 0 && lines > max_rows) {
         result = Py_NewRef(Py_None);
@@ -638,381 +700,62 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         PyList_SET_ITEM(arrays, w, ba);
         J.out[w] = (double *)PyByteArray_AS_STRING(ba);
     }
-    Py_BEGIN_ALLOW_THREADS
-    run_chunks(parse_chunk, chunks, nthreads);
-    Py_END_ALLOW_THREADS
-    for (int i = 0; i < nthreads; i++) {
-        if (chunks[i].fail) {
+    /* pass 2: parse, the same windows and chunks */
+    int64_t r0 = 0;
+    size_t k = 0;
+    for (size_t pos = body; pos < size;) {
+        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
+        if (map == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
+        int n = split_chunks(&J, b, e, pos + (size_t)(e - b) == size, chunks);
+        for (int i = 0; i < n; i++) {
+            if (k >= ncounts) { /* the file changed between the passes */
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            chunks[i].lines = counts[k++];
+            chunks[i].r0 = r0;
+            r0 += chunks[i].lines;
+        }
+        if (r0 > lines) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        run_chunks(parse_chunk, chunks, n);
+        Py_END_ALLOW_THREADS
+        for (int i = 0; i < n; i++) {
+            if (chunks[i].fail) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+        pos += (size_t)(e - b);
+        munmap(map, maplen);
+        map = MAP_FAILED;
     }
-    J.rows = lines;
-    result = Py_BuildValue("(LO)", (long long)J.rows, arrays);
+    if (r0 != lines) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = Py_BuildValue("(LO)", (long long)lines, arrays);
 done:
     Py_XDECREF(arrays);
-    if (map != MAP_FAILED) munmap(map, size);
+    free(counts);
+    if (map != MAP_FAILED) munmap(map, maplen);
     if (fd >= 0) close(fd);
     Py_DECREF(path_obj);
     return result;
 }
 
-/* ---------------------------------------------------------------- the rest of a replay, without numpy
- *
- * `gpuplan simulate` on a plain CSV trace runs these instead of numpy (gpuplan/sim/lean.py), so that
- * a small replay does not pay numpy's import. Each mirrors a numpy expression in gpuplan/sim/traces.py
- * and replay.py exactly, down to the order of floating-point operations (numpy's pairwise summation,
- * np.percentile's linear interpolation); tests/unit/test_sim_lean.py checks them bit for bit.
- */
-
-/* numpy's pairwise summation of contiguous float64 (loops_utils.h.src), as np.sum calls it. */
-static double pairwise_sum(const double *a, Py_ssize_t n) {
-    if (n < 8) {
-        double res = 0.;
-        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8], res;
-        Py_ssize_t i;
-        for (int k = 0; k < 8; k++) r[k] = a[k];
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int k = 0; k < 8; k++) r[k] += a[i + k];
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
-
-static double np_sum(const double *a, Py_ssize_t n) { return 0. + pairwise_sum(a, n); }
-
-static int get_buffers(PyObject *seq, Py_ssize_t count, Py_buffer *bufs, int writable) {
-    if (!PySequence_Check(seq) || PySequence_Size(seq) != count) {
-        PyErr_Format(PyExc_ValueError, "expected %zd buffers", count);
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *o = PySequence_GetItem(seq, k);
-        if (!o) return -1;
-        int rc = PyObject_GetBuffer(o, &bufs[k], writable ? PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS);
-        Py_DECREF(o);
-        if (rc != 0) {
-            for (Py_ssize_t j = 0; j < k; j++) PyBuffer_Release(&bufs[j]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void release_buffers(Py_buffer *bufs, Py_ssize_t count) {
-    for (Py_ssize_t k = 0; k < count; k++) PyBuffer_Release(&bufs[k]);
-}
-
-PyDoc_STRVAR(select_jobs_doc,
-             "select_jobs(kind, columns) -> (submit, duration, gpus, skipped counts, gpu_hours) or None\n\n"
-             "The jobs of a trace's float64 columns (NaN where empty) by the reader's rules, in file order.\n"
-             "kind 0 (generic, tiresias): columns submit, duration, gpus; skipped (no_gpu, non_positive_duration).\n"
-             "kind 1 (alibaba-2023 openb): num_gpu, gpu_milli, creation_time, deletion_time, scheduled_time;\n"
-             "skipped (no_gpu, never_ran, missing_time, non_positive_duration). None when a value is one the\n"
-             "reader refuses (empty where required, negative): the general reader then names it.");
-
-static PyObject *py_select_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
-    int kind;
-    PyObject *cols;
-    if (!PyArg_ParseTuple(args, "iO", &kind, &cols)) return NULL;
-    if (kind != 0 && kind != 1) {
-        PyErr_SetString(PyExc_ValueError, "kind is 0 or 1");
-        return NULL;
-    }
-    Py_ssize_t ncols = kind == 0 ? 3 : 5;
-    Py_buffer b[5];
-    if (get_buffers(cols, ncols, b, 0) != 0) return NULL;
-    PyObject *result = NULL, *os = NULL, *od = NULL, *og = NULL;
-    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
-    for (Py_ssize_t k = 0; k < ncols; k++)
-        if (check(&b[k], sizeof(double), n, "column")) goto done;
-    os = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
-    od = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
-    og = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
-    if (!os || !od || !og) goto done;
-    double *S = (double *)PyByteArray_AS_STRING(os), *D = (double *)PyByteArray_AS_STRING(od),
-           *G = (double *)PyByteArray_AS_STRING(og);
-    long long counts[4] = {0, 0, 0, 0};
-    Py_ssize_t kept = 0;
-    int refused = 0;
-    if (kind == 0) {
-        const double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf;
-        for (Py_ssize_t i = 0; i < n && !refused; i++) {
-            if (isnan(s[i]) || isnan(d[i]) || isnan(g[i]) || d[i] < 0 || g[i] < 0) {
-                refused = 1;
-            } else if (g[i] <= 0) {
-                counts[0]++;
-            } else if (d[i] <= 0) {
-                counts[1]++;
-            } else {
-                S[kept] = s[i], D[kept] = d[i], G[kept] = g[i];
-                kept++;
-            }
-        }
-    } else {
-        const double *ng = b[0].buf, *milli = b[1].buf, *created = b[2].buf, *deleted = b[3].buf,
-                     *scheduled = b[4].buf;
-        for (Py_ssize_t i = 0; i < n && !refused; i++) {
-            if (isnan(ng[i]) || isnan(created[i]) || ng[i] < 0 || (!isnan(milli[i]) && milli[i] < 0)) {
-                refused = 1;
-                break;
-            }
-            double g = (ng[i] == 1 && !isnan(milli[i])) ? milli[i] / 1000.0 : ng[i];
-            double dur = deleted[i] - scheduled[i];
-            if (ng[i] == 0 || g <= 0) {
-                counts[0]++;
-            } else if (isnan(scheduled[i])) {
-                counts[1]++;
-            } else if (isnan(deleted[i])) {
-                counts[2]++;
-            } else if (!(dur > 0)) {
-                counts[3]++;
-            } else {
-                S[kept] = created[i], D[kept] = dur, G[kept] = g;
-                kept++;
-            }
-        }
-    }
-    if (refused) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    /* Trace.gpu_hours: np.sum(gpus * duration) / 3600.0, in file order */
-    double *gd = malloc((size_t)(kept ? kept : 1) * sizeof(double));
-    if (!gd) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < kept; i++) gd[i] = G[i] * D[i];
-    double gpu_hours = np_sum(gd, kept) / 3600.0;
-    free(gd);
-    Py_ssize_t bytes = kept * (Py_ssize_t)sizeof(double);
-    if (PyByteArray_Resize(os, bytes) || PyByteArray_Resize(od, bytes) || PyByteArray_Resize(og, bytes)) goto done;
-    if (kind == 0)
-        result = Py_BuildValue("(OOO(LL)d)", os, od, og, counts[0], counts[1], gpu_hours);
-    else
-        result = Py_BuildValue("(OOO(LLLL)d)", os, od, og, counts[0], counts[1], counts[2], counts[3], gpu_hours);
-done:
-    Py_XDECREF(os);
-    Py_XDECREF(od);
-    Py_XDECREF(og);
-    release_buffers(b, ncols);
-    return result;
-}
-
-PyDoc_STRVAR(prepare_doc,
-             "prepare(submit, duration, gpus) -> units\n\n"
-             "Sorts the three float64 buffers in place by submit time, stably (np.argsort kind='stable'), when\n"
-             "they are not sorted already; returns each job's GPUs in thousandths, max(rint(gpus * 1000), 1),\n"
-             "as int64 (replay.Jobs.from_trace).");
-
-static PyObject *py_prepare(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *cols;
-    if (!PyArg_ParseTuple(args, "O", &cols)) return NULL;
-    Py_buffer b[3];
-    if (get_buffers(cols, 3, b, 1) != 0) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
-    int64_t *idx = NULL, *tmp = NULL;
-    double *scratch = NULL;
-    if (check(&b[1], sizeof(double), n, "duration") || check(&b[2], sizeof(double), n, "gpus")) goto done;
-    double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf;
-    int sorted = 1;
-    for (Py_ssize_t i = 1; i < n; i++)
-        if (!(s[i] >= s[i - 1])) {
-            sorted = 0;
-            break;
-        }
-    if (!sorted) { /* bottom-up merge sort of positions: stable, as np.argsort(kind="stable") */
-        idx = malloc((size_t)n * sizeof(int64_t));
-        tmp = malloc((size_t)n * sizeof(int64_t));
-        scratch = malloc((size_t)n * sizeof(double));
-        if (!idx || !tmp || !scratch) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t i = 0; i < n; i++) idx[i] = i;
-        for (Py_ssize_t w = 1; w < n; w *= 2) {
-            for (Py_ssize_t lo = 0; lo < n; lo += 2 * w) {
-                Py_ssize_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-                Py_ssize_t i = lo, j = mid, k = lo;
-                while (i < mid && j < hi) tmp[k++] = s[idx[j]] < s[idx[i]] ? idx[j++] : idx[i++];
-                while (i < mid) tmp[k++] = idx[i++];
-                while (j < hi) tmp[k++] = idx[j++];
-            }
-            int64_t *x = idx;
-            idx = tmp;
-            tmp = x;
-        }
-        double *arrays[3] = {s, d, g};
-        for (int a = 0; a < 3; a++) {
-            for (Py_ssize_t i = 0; i < n; i++) scratch[i] = arrays[a][idx[i]];
-            memcpy(arrays[a], scratch, (size_t)n * sizeof(double));
-        }
-    }
-    PyObject *units = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
-    if (!units) goto done;
-    int64_t *u = (int64_t *)PyByteArray_AS_STRING(units);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double x = nearbyint(g[i] * 1000);
-        u[i] = (int64_t)(x > 1 ? x : 1);
-    }
-    result = units;
-done:
-    free(idx);
-    free(tmp);
-    free(scratch);
-    release_buffers(b, 3);
-    return result;
-}
-
-/* The k-th smallest of a[0..n) (a is reordered): quickselect with a three-way partition, so that
- * the many equal waits of a replay (zeros) cost nothing. */
-static double select_kth(double *a, Py_ssize_t n, Py_ssize_t k) {
-    Py_ssize_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t lt = lo, i = lo, gt = hi;
-        while (i <= gt) {
-            if (a[i] < pivot) {
-                double t = a[lt];
-                a[lt++] = a[i];
-                a[i++] = t;
-            } else if (a[i] > pivot) {
-                double t = a[gt];
-                a[gt--] = a[i];
-                a[i] = t;
-            } else {
-                i++;
-            }
-        }
-        if (k < lt)
-            hi = lt - 1;
-        else if (k > gt)
-            lo = gt + 1;
-        else
-            return pivot;
-    }
-    return a[k];
-}
-
-/* np.percentile(a, q) with the default (linear) method for each q of qs (ascending), a without NaN.
- * a is reordered: the order statistics are selected left to right, each in the part of a to the
- * right of the one before (quickselect leaves everything there >= it). */
-static void percentiles(double *a, Py_ssize_t n, const double *qs, int nq, double *out) {
-    Py_ssize_t base = 0;
-    for (int j = 0; j < nq; j++) {
-        double v = (double)(n - 1) * (qs[j] / 100.0);
-        double prev_i = floor(v);
-        Py_ssize_t pos[2];
-        if (v >= (double)(n - 1)) { /* numpy's index -1, "the last": both ends, and gamma = v + 1 */
-            pos[0] = pos[1] = n - 1;
-            prev_i = -1;
-        } else {
-            pos[0] = (Py_ssize_t)floor(v);
-            pos[1] = pos[0] + 1;
-        }
-        double ends[2];
-        for (int e = 0; e < 2; e++) {
-            if (pos[e] < base) { /* selected before (by the previous q): already in its place */
-                ends[e] = a[pos[e]];
-                continue;
-            }
-            ends[e] = select_kth(a + base, n - base, pos[e] - base);
-            base = pos[e] + 1;
-        }
-        double t = v - prev_i, diff = ends[1] - ends[0];
-        out[j] = t >= 0.5 ? ends[1] - diff * (1 - t) : ends[0] + diff * t;
-    }
-}
-
-PyDoc_STRVAR(summarize_doc,
-             "summarize(submit, duration, gpus, start, burst, slowdown) -> (burst_jobs, total_h, reserved_h,\n"
-             "burst_h, wait_mean, wait_p50, wait_p95, wait_max, span_h, calendar_h)\n\n"
-             "The numbers of replay.summarize for one replay, computed as its numpy expressions are.");
-
-static PyObject *py_summarize(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *cols;
-    double slowdown;
-    if (!PyArg_ParseTuple(args, "Od", &cols, &slowdown)) return NULL;
-    Py_buffer b[5];
-    if (get_buffers(cols, 5, b, 0) != 0) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = b[0].len / (Py_ssize_t)sizeof(double);
-    double *gh = NULL, *part = NULL, *wait = NULL;
-    if (check(&b[1], sizeof(double), n, "duration") || check(&b[2], sizeof(double), n, "gpus") ||
-        check(&b[3], sizeof(double), n, "start") || check(&b[4], 1, n, "burst"))
-        goto done;
-    if (n == 0) {
-        PyErr_SetString(PyExc_ValueError, "no jobs");
-        goto done;
-    }
-    const double *s = b[0].buf, *d = b[1].buf, *g = b[2].buf, *st = b[3].buf;
-    const unsigned char *bu = b[4].buf;
-    gh = malloc((size_t)n * sizeof(double));
-    part = malloc((size_t)n * sizeof(double));
-    wait = malloc((size_t)n * sizeof(double));
-    if (!gh || !part || !wait) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    long long burst_jobs = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        gh[i] = g[i] * d[i] / 3600.0;
-        burst_jobs += bu[i] != 0;
-    }
-    Py_ssize_t m = 0; /* gh[~b].sum() */
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (!bu[i]) part[m++] = gh[i];
-    double reserved_h = np_sum(part, m);
-    m = 0; /* gh[b].sum() * slowdown */
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (bu[i]) part[m++] = gh[i];
-    double burst_h = np_sum(part, m) * slowdown;
-    for (Py_ssize_t i = 0; i < n; i++) part[i] = bu[i] ? gh[i] * slowdown : gh[i]; /* np.where */
-    double total_h = np_sum(part, n);
-    double wmax = -INFINITY, end_max = -INFINITY, cal_max = -INFINITY, smin = INFINITY;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        wait[i] = (st[i] - s[i]) / 3600.0;
-        if (wait[i] > wmax) wmax = wait[i];
-        double end = st[i] + (bu[i] ? d[i] * slowdown : d[i]);
-        if (end > end_max) end_max = end;
-        double cal = s[i] + d[i];
-        if (cal > cal_max) cal_max = cal;
-        if (s[i] < smin) smin = s[i];
-    }
-    double mean = np_sum(wait, n) / (double)n;
-    const double qs[2] = {50.0, 95.0};
-    double pct[2];
-    percentiles(wait, n, qs, 2, pct);
-    double p50 = pct[0], p95 = pct[1];
-    result = Py_BuildValue("(Lddddddddd)", burst_jobs, total_h, reserved_h, burst_h, mean, p50, p95, wmax,
-                           (end_max - smin) / 3600.0, (cal_max - smin) / 3600.0);
-done:
-    free(gh);
-    free(part);
-    free(wait);
-    release_buffers(b, 5);
-    return result;
-}
-
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
-    {"select_jobs", py_select_jobs, METH_VARARGS, select_jobs_doc},
-    {"prepare", py_prepare, METH_VARARGS, prepare_doc},
-    {"summarize", py_summarize, METH_VARARGS, summarize_doc},
     {"read_columns", py_read_columns, METH_VARARGS,
-     "read_columns(path, names, max_rows=-1) -> (rows, [bytearray of float64 per name]) or None when the file\n"
-     "is not plain or has more than max_rows rows (counted before anything is allocated)"},
+     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]) or None when\n"
+     "the file is not plain or has more than max_rows rows (counted before anything is allocated). The file is\n"
+     "mapped `window` bytes at a time (0: 64 MiB), never whole."},
     {NULL, NULL, 0, NULL},
 };
 

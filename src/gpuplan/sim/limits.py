@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuplan import limits as _table
 from gpuplan.errors import TraceError, UsageError
 
-MAX_POOL_SIZES = 1_000
+MAX_POOL_SIZES = _table.MAX_POOL_SIZES
 """Reserved levels R in one sweep (`--reserved A:B:STEP` or a list)."""
-MAX_RESERVED_GPUS = 1_000_000
+MAX_RESERVED_GPUS = _table.MAX_RESERVED_GPUS
 """The largest R: ten times the largest workload a scenario may hold (100,000 GPUs)."""
-MAX_TRACE_ROWS = 10_000_000
+MAX_TRACE_ROWS = _table.MAX_TRACE_ROWS
 """Lines of a CSV trace (header included); a Philly JSON log is not counted by lines."""
 
 _CHUNK = 1 << 20

@@ -1,6 +1,6 @@
 """The reserved pool's rules, without numpy: the pool sizes R a sweep names, the checks on R,
-queueing and packing, and the pool's layout in nodes. Shared by the replay (`sim.replay`) and the
-lean path (`sim.lean`), which must not load numpy.
+queueing and packing, and the pool's layout in nodes. Used by the replay (`sim.replay`) and by the
+option checks, which need no numpy.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Trace formats known by their header, without numpy: the columns each format needs and the
-format a file's first line says. The readers (`sim.traces`) and the lean path (`sim.lean`) share them.
+format a file's first line says (used by the readers, `sim.traces`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 /* The audit's two hot loops in C (`gpuplan.telemetry._ctelemetry`, built by `pip install`; optional).
 
-A line-for-line port of the numba kernels in `_kernels.py`, which stay as the fallback where this
-extension could not be built and as the oracle its tests compare against (same arguments, same
-results, bit for bit: IEEE double arithmetic in the same order, no contraction into fused
-multiply-adds, Python's floor division where a value can be negative). Loading it takes about a
-millisecond; numba took about a second per process (its import, scipy's BLAS probe, the cached
-kernels' registries).
+The one compiled back-end of the audit. Each loop has a plain reference (gpuplan/telemetry/_loops.py),
+the oracle its tests compare against and the fallback where this extension could not be built:
 
-- parse_block: a strict parser for well-formed nvidia-smi CSV blocks (see _kernels.parse_block).
-- accumulate: one pass over a block of samples in input order folding per-GPU state (see
-  _kernels.accumulate and gpuplan.telemetry.stream).
+- parse_block: a strict parser for ordinary nvidia-smi CSV lines. It accepts only lines that the
+  careful (polars) reader of nvsmi.py reads to exactly the same values (time in ms, GPU index,
+  utilisation as float32 ratio), and stops (returns a negative number) at the first line that is in
+  any way unusual; the caller hands that line to the careful reader, which classifies and counts it.
+  Its reference is that careful reader (tests/unit/test_telemetry_ckernel.py).
+- accumulate: one pass over a block of samples in input order folding per-GPU state (reference:
+  _loops.accumulate_reference, line for line; bit for bit: IEEE double arithmetic in the same order,
+  no contraction into fused multiply-adds, Python's floor division where a value can be negative).
 
 Arrays are passed through the buffer protocol (numpy arrays, C-contiguous); sizes are checked. */
 
@@ -25,7 +26,7 @@ Arrays are passed through the buffer protocol (numpy arrays, C-contiguous); size
 #define DOT 46
 #define PERCENT 37
 
-/* Per-GPU integer state columns (si) and float state columns (sf): as in _kernels.py. */
+/* Per-GPU integer state columns (si) and float state columns (sf): as in _loops.py. */
 enum { I_HAS, I_LAST_T, I_COUNT, I_FIRST_T, I_DT, I_DTN, I_HOUR, I_REC, N_SI };
 enum { F_LAST_U, F_OBS, F_WU, F_IDLE, F_BUSY, F_FED, F_HWU, F_HWB, F_REC_W, F_HWO, N_SF };
 
@@ -160,7 +161,7 @@ PyDoc_STRVAR(parse_block_doc,
              "            out_u, out_ls) -> int\n\n"
              "Parse the lines of `buf` (uint8) from byte `start`. Returns the number of rows when all lines were\n"
              "accepted, else -1 - (rows accepted before the first line it does not accept); out_ls[row] is the\n"
-             "byte offset where each line (and the refused one) starts. Same as _kernels.parse_block.");
+             "byte offset where each line (and the refused one) starts.");
 
 static PyObject *py_parse_block(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer bb, bus, bul, bun, bt, bg, bu, bls;
@@ -276,7 +277,7 @@ PyDoc_STRVAR(accumulate_doc,
              "accumulate(key, t, u, si, sf, bad, o_dt, o_pend, o_pend_u, o_hour, o_hour_f, o_rec, o_rec_w,\n"
              "           max_sure_ms, idle_below, busy_from, near_idle_below) -> (n_dt, n_pend, n_hour, n_rec)\n\n"
              "Fold samples (key int64, t int64 ms, u float32; input order) into the per-GPU state si (int64,\n"
-             "keys x 8) and sf (float64, keys x 10). Same as _kernels.accumulate.");
+             "keys x 8) and sf (float64, keys x 10). Same as _loops.accumulate_reference.");
 
 static PyObject *py_accumulate(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { NB = 13 };
@@ -443,7 +444,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_ctelemetry",
-    "The audit's compiled loops (C): parse_block and accumulate, as in gpuplan.telemetry._kernels.", -1, methods,
+    "The audit's compiled loops (C): parse_block and accumulate; see gpuplan.telemetry._loops.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__ctelemetry(void) { return PyModule_Create(&module); }

@@ -1,4 +1,4 @@
-"""Types of the C extension `_ctelemetry.c` (the audit's parser and fold; see `_kernels` for the semantics)."""
+"""Types of the C extension `_ctelemetry.c` (the audit's parser and fold; see `_loops` for the semantics)."""
 
 from typing import Any
 

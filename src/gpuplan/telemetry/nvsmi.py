@@ -90,7 +90,8 @@ def read_nvsmi(path: Path, collector: Collector, block_bytes: int = BLOCK_BYTES,
     if src is None:
         source_name = str(path)
         src = collector.add_source(source_name, lambda loc: f"{source_name}:{loc}")
-    collector.streaming_file(path, src, block_bytes)
+    again_src = src
+    collector.streaming_file(src, lambda again: read_nvsmi(path, again, block_bytes, src=again_src))
     node_default = path.stem
     header: Header | None = None
     header_line = 0
@@ -186,10 +187,11 @@ def _parse_data(
 ) -> tuple[int, Header]:
     """Parse a block of whole lines; returns the number of lines and the layout in force at its end.
 
-    Ordinary lines go through the compiled strict parser (`_loops.parse_block`: C, else numba); each line it does
+    Ordinary lines go through the compiled strict parser (`_loops.parse_block`, C); each line it does
     not accept is parsed and classified on its own by the careful path (a header line switches the
     layout), and after MAX_LINE_FALLBACKS such lines the rest of the block goes to the careful path
-    at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful."""
+    at once. Layouts the compiled parser does not know (GPU by uuid, a hostname column) go careful,
+    and so does everything where the C extension was not built (the careful path is the reference)."""
     import numpy as np
 
     from gpuplan.telemetry._loops import parse_block
@@ -239,10 +241,14 @@ def _parse_data(
 
 
 def _compiled_layout(h: Header) -> _Layout | None:
-    """The compiled parser's arguments for layout `h`, or None when it does not handle that layout:
-    GPU by `index`, no `hostname` column, utilisation in %."""
+    """The compiled parser's arguments for layout `h`, or None when it does not handle that layout
+    (it handles GPU by `index`, no `hostname` column, utilisation in %) or was not built."""
     import numpy as np
 
+    from gpuplan.telemetry._loops import compiled
+
+    if compiled() is None:
+        return None
     i_time, i_util, i_gpu = h.col("timestamp"), h.col("utilization.gpu"), h.col("index")
     if i_time is None or i_util is None or i_gpu is None or "hostname" in h.names:
         return None
@@ -348,7 +354,7 @@ def _parse_fast(
             schema={f"f{i}": pl.String for i in range(ncol)},
             encoding="utf8-lossy",
         )
-    except pl.exceptions.ComputeError:  # a line with too many fields: classify line by line
+    except pl.exceptions.PolarsError:  # ragged lines (too many fields, or too few at the end): line by line
         text = data.decode("utf-8", errors="replace")
         lines = _lines(text)
         lines = lines.with_columns(line=pl.int_range(first_line, first_line + lines.height, dtype=pl.UInt32))

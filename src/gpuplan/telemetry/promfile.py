@@ -9,7 +9,6 @@ same `add_series` so both paths give the same answer.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,31 +58,46 @@ def parse_payload(payload: Any, where: str, metric: str | None = None) -> list[S
             file=where,
             hint="use /api/v1/query_range, not /api/v1/query",
         )
+    result = data.get("result") or []
+    if not isinstance(result, list):
+        raise TelemetryError("data.result: expected a list of series", file=where,
+                             hint="save the JSON body of /api/v1/query_range as Prometheus sends it")
     out: list[Series] = []
-    for i, item in enumerate(data.get("result") or []):
-        labels = {str(k): str(v) for k, v in (item.get("metric") or {}).items()}
+    for i, item in enumerate(result):
+        metric_labels = item.get("metric") if isinstance(item, dict) else None
+        values = item.get("values") if isinstance(item, dict) else None
+        if not isinstance(metric_labels, dict | None) or not isinstance(values, list | None):
+            raise TelemetryError(f"data.result[{i}]: expected {{metric: {{labels}}, values: [[time, value], ...]}}",
+                                 file=where, hint="save the JSON body of /api/v1/query_range as Prometheus sends it")
+        labels = {str(k): str(v) for k, v in (metric_labels or {}).items()}
         name = metric or labels.get("__name__", "")
-        out.append(
-            Series(
-                name,
-                labels,
-                [(float(t), str(v)) for t, v in item.get("values") or []],
-                f"{where}: result[{i}]",
-            )
-        )
+        out.append(Series(name, labels, [_point(p) for p in values or []], f"{where}: result[{i}]"))
     return out
+
+
+# A point whose time is not Unix seconds (not a number, not finite, before 1970 or after year 5138) or
+# that is not a [time, value] pair keeps its place with this value, which `_numbers` counts as malformed.
+_BAD_POINT = (0.0, "<not [unix seconds, value]>")
+_LATEST_S = 1e11
+
+
+def _point(p: Any) -> tuple[float, str]:
+    if not isinstance(p, list | tuple) or len(p) != 2 or isinstance(p[0], bool):
+        return _BAD_POINT
+    try:
+        t = float(p[0])
+    except (TypeError, ValueError):
+        return _BAD_POINT
+    if not 0.0 <= t < _LATEST_S:  # also NaN and inf
+        return _BAD_POINT
+    return t, str(p[1])
 
 
 def read_promfile(path: Path, collector: Collector) -> None:
     path = Path(path)
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TelemetryError(f"cannot read the file: {exc.strerror}", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TelemetryError(
-            f"not valid JSON: {exc}", file=path, hint="expected a Prometheus query_range response"
-        ) from None
+    from gpuplan.limits import load_json
+
+    payload = load_json(path, hint="expected a Prometheus query_range response", error=TelemetryError)
     add_series(parse_payload(payload, str(path)), collector, source=str(path))
 
 

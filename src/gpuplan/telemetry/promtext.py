@@ -34,6 +34,7 @@ _SAMPLE = r"^([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+(-?[0-9]+))?$"
 _LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _SNIFF = re.compile(rb"^(?:# (?:HELP|TYPE) [A-Za-z_:]|DCGM_FI_[A-Z0-9_]+[{ ])", re.MULTILINE)
 UNIX_MS_FROM = 1e11
+LATEST_MS = 1e14  # year 5138: a larger number on a time line is no time
 
 
 def looks_like_scrape(head: bytes) -> bool:
@@ -51,9 +52,10 @@ def marker_time(text: str) -> int | None:
     except ValueError:
         v = math.nan
     if math.isfinite(v):
-        if v < 0:
+        ms = v if v >= UNIX_MS_FROM else v * 1000.0
+        if not 0 <= ms < LATEST_MS:  # not a time (1e300 would overflow the Int64 column)
             return None
-        return int(round(v if v >= UNIX_MS_FROM else v * 1000.0))
+        return int(round(ms))
     try:
         dt = datetime.fromisoformat(t.replace("Z", "+00:00"))
     except ValueError:
@@ -83,8 +85,9 @@ def read_promtext(path: Path, collector: Collector) -> None:
         name=pl.col("s").str.extract(_SAMPLE, 1),
         labels=pl.col("s").str.extract(_SAMPLE, 2),
         value=pl.col("s").str.extract(_SAMPLE, 3),
-        ts=pl.col("s").str.extract(_SAMPLE, 4).cast(pl.Int64, strict=False),
+        ts_text=pl.col("s").str.extract(_SAMPLE, 4),
     )
+    lines = lines.with_columns(ts=pl.col("ts_text").cast(pl.Int64, strict=False))
     helptype = pl.col("s").str.contains(r"^#\s*(HELP|TYPE)\s")
     # Time lines: not samples, not HELP/TYPE (few: one per snapshot), parsed one by one.
     others = lines.filter(pl.col("name").is_null() & ~helptype)
@@ -98,6 +101,14 @@ def read_promtext(path: Path, collector: Collector) -> None:
             bad_lines.append(ln)  # neither a sample, a comment nor a time
     wanted = [*UTIL_METRICS, *EXTRA_METRICS]
     samples = lines.filter(pl.col("name").is_in(wanted))
+    # a sample's own timestamp that is no Unix time in ms (past int64, negative, after year 5138): malformed
+    untimely = pl.col("ts_text").is_not_null() & (
+        pl.col("ts").is_null() | (pl.col("ts") < 0) | (pl.col("ts") >= int(LATEST_MS)))
+    bad_ts = samples.filter(untimely)
+    if bad_ts.height:
+        bad_lines += bad_ts["line"].to_list()
+        bad_lines.sort()
+        samples = samples.filter(~untimely)
     marks_df = pl.DataFrame(
         {"line": [m[0] for m in marks], "mark": [m[1] for m in marks]},
         schema={"line": pl.UInt32, "mark": pl.Int64},

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuplan.telemetry.stream import Aggregates, StreamAccumulator
@@ -106,9 +105,11 @@ class Samples:
 
 @dataclass
 class _Streamed:
-    path: Path
+    """A file a reader streamed, and how to read it again into another collector. The reader passes
+    its own function, so that this module never imports a reader (which imports it)."""
+
     src: int
-    block_bytes: int
+    read_again: Callable[[Collector], None]
 
 
 @dataclass
@@ -150,10 +151,11 @@ class Collector:
     def locations(self, src: list[int], loc: list[int]) -> list[str]:
         return [self.sources[s].describe(int(p)) for s, p in zip(src, loc, strict=True)]
 
-    def streaming_file(self, path: Path, src: int, block_bytes: int) -> None:
-        """A reader announces a file it streams (so that it can be re-read if needed)."""
+    def streaming_file(self, src: int, read_again: Callable[[Collector], None]) -> None:
+        """A reader announces a file it streams, with the call that reads it again (source `src`) into
+        another collector, should `finish` need the whole series."""
         if self.stream:
-            self._streamed.append(_Streamed(Path(path), src, block_bytes))
+            self._streamed.append(_Streamed(src, read_again))
 
     def add_rows(self, src: int, key: np.ndarray, t: np.ndarray, u: np.ndarray, loc: np.ndarray) -> None:
         """Usable samples of one source, in input order: key ids, t (ms), u (ratio, float32), loc."""
@@ -260,11 +262,9 @@ class Collector:
 
     def _reread(self) -> None:
         """Read the streamed files again into `parts` (their bad rows were counted the first time)."""
-        from gpuplan.telemetry.nvsmi import read_nvsmi
-
         again = Collector(registry=self.registry, sources=self.sources, stream=False)
         for f in self._streamed:
-            read_nvsmi(f.path, again, f.block_bytes, src=f.src)
+            f.read_again(again)
         self.parts = again.parts + self.parts
         self._streamed = []
 

@@ -2,7 +2,7 @@
 
 The analysis (see `gpuplan.telemetry.analyze`) needs, per GPU, the median sampling interval before it
 can tell a gap from a slow sample, and the median is only known at the end. So each block of samples
-(in input order) is folded by one compiled pass (`_loops.accumulate`: C, else numba) into:
+(in input order) is folded by one compiled pass (`_loops.accumulate`: C, else its plain reference) into:
 
 - running sums over the intervals that can never be gaps (at most MIN_GAP_S long): observed time,
   time x utilisation, idle time, busy time, busy time x utilisation; per clock hour: time x
@@ -157,7 +157,7 @@ class StreamAccumulator:
     def finalize(self, n_keys: int) -> Aggregates:
         import polars as pl
 
-        from gpuplan.telemetry import _loops as kk
+        import gpuplan.telemetry._loops as kk
 
         self._grow(n_keys)
         si, sf = self.si[:n_keys], self.sf[:n_keys]
@@ -272,7 +272,7 @@ class StreamAccumulator:
 
 
 def _new_si(n: int) -> np.ndarray:
-    from gpuplan.telemetry import _loops as kk
+    import gpuplan.telemetry._loops as kk
 
     si = np.zeros((n, kk.N_SI), dtype=np.int64)
     si[:, kk.I_HOUR] = kk.NO_TIME

@@ -10,17 +10,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpuplan.errors import GpuplanError
+from gpuplan import limits as _table
+from gpuplan.limits import LimitError as LimitError
 
-MAX_GPUS_PER_WORKLOAD = 100_000
-MAX_WORKLOADS = 10_000
-MAX_SWEEP_LEVELS = 1_000
-MAX_RESERVED_GPUS = 1_000_000  # as the command line (ten times the largest workload)
-MAX_DEMAND_GPUS = 100_000  # GPUs of one row (one hour, one GPU type) of a demand CSV
-MAX_DEMAND_ROWS = 1_000_000
-MAX_COMMIT_PATHS = 20_000  # Monte Carlo paths of one commit (the command line takes up to 1,000,000)
+# The values are gpuplan.limits' (one table for the command line and the web, docs/limits.md).
+MAX_GPUS_PER_WORKLOAD = _table.MAX_GPUS_PER_WORKLOAD
+MAX_WORKLOADS = _table.MAX_WORKLOADS
+MAX_SWEEP_LEVELS = _table.MAX_POOL_SIZES
+MAX_RESERVED_GPUS = _table.MAX_RESERVED_GPUS
+MAX_DEMAND_GPUS = _table.MAX_DEMAND_GPUS  # GPUs of one row (one hour, one GPU type) of a demand CSV
+MAX_DEMAND_ROWS = _table.MAX_DEMAND_ROWS
+MAX_COMMIT_PATHS = _table.MAX_WEB_COMMIT_PATHS  # the command line takes up to 1,000,000
 MAX_COMMIT_SEED = 2**32 - 1
-MAX_QUOTE_ROWS = 100_000  # lines of one quotes import
+MAX_QUOTE_ROWS = _table.MAX_WEB_QUOTE_ROWS  # lines of one quotes import
 
 # A scenario within the limits needs no check: fewer than 10,000 workloads fit in this many characters only
 # if none is over ~10 characters (which no valid workload is), and a number over 100,000 needs 6 digits, an
@@ -40,12 +42,6 @@ def _suspect(text: str) -> bool:
         return True
     return any(m.start() == 0 or not (raw[m.start() - 1:m.start()].isalnum() or raw[m.start() - 1] == 95)
                for m in _BASE.finditer(raw))
-
-
-class LimitError(GpuplanError):
-    """An input past one of the server's limits (answered 422 before any engine runs)."""
-
-    kind = "limit"
 
 
 def check_scenario(text: str, name: str = "scenario.yaml") -> None:

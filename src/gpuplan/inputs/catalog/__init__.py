@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from gpuplan.errors import CatalogError
 from gpuplan.inputs.gpu_names import GpuNameError, NameIndex, Resolved
+from gpuplan.lazy import yaml, yaml_load
 
 # GPU-GPU link of a node: NVLink, Huawei HCCS, AMD Infinity Fabric (xGMI), Gaudi's on-chip RoCE ports
 Interconnect = Literal["nvlink", "hccs", "infinity-fabric", "roce", "pcie", "none"]
@@ -79,12 +80,8 @@ class Catalog(BaseModel):
 
 
 def _read_yaml(path: Path | None, text: str, name: str) -> Any:
-    import yaml
-
-    from gpuplan.inputs.yaml_data import load
-
     try:
-        return load(text)  # libyaml's safe loader, plain documents built lean (every command reads it)
+        return yaml_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CatalogError(

@@ -1,0 +1,74 @@
+"""`gpuplan.lazy`: heavy modules load on first use, and then the stand-in is the module."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpuplan.lazy import LazyModule, yaml_load
+
+
+def run(code: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}  # as a user who did not set it
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=env).stdout.strip()
+
+
+def test_importing_the_place_imports_none_of_them() -> None:
+    out = run("import sys, gpuplan.lazy as l; l.np, l.pl, l.yaml, l.orjson, l.jinja2; "
+              "print(sorted(m for m in ('numpy', 'polars', 'yaml', 'orjson') if m in sys.modules))")
+    assert out == "[]"
+
+
+def test_the_first_name_read_imports_the_module() -> None:
+    out = run("import sys; from gpuplan.lazy import np; before = 'numpy' in sys.modules; "
+              "a = np.arange(3); print(before, 'numpy' in sys.modules, type(a).__module__, int(a.sum()))")
+    assert out == "False True numpy 3"
+
+
+def test_numpy_loads_with_one_blas_thread_unless_the_user_set_it() -> None:
+    code = "import os; from gpuplan.lazy import np; np.zeros(1); print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    assert run(code) == "1"
+    assert run("import os; os.environ['OPENBLAS_NUM_THREADS'] = '3'; " + code.split("; ", 1)[1]) == "3"
+
+
+def test_no_name_of_the_stand_in_hides_one_of_the_module() -> None:
+    # yaml.load is a function of PyYAML: the stand-in must not answer with a method of its own
+    assert yaml_load("a: [1, 2.5, x]\nb: {c: null}\n") == {"a": [1, 2.5, "x"], "b": {"c": None}}
+    assert yaml_load("") is None
+    stand_in = LazyModule("json")
+    assert stand_in.loads("[1]") == [1] and stand_in.dumps is __import__("json").dumps
+    assert "loads" in dir(stand_in)
+
+
+def test_a_missing_module_raises_on_use_not_on_import() -> None:
+    missing = LazyModule("gpuplan_no_such_module")
+    with pytest.raises(ModuleNotFoundError):
+        missing.anything  # noqa: B018
+
+
+@pytest.mark.parametrize(("args", "absent"), [
+    (["compare", "examples/seed-910b.yaml", "-o", "json"], ("numpy", "polars", "scipy", "rich", "jinja2", "numba")),
+    (["compare", "examples/seed-910b.yaml"], ("numpy", "polars", "scipy", "jinja2", "numba")),
+    (["plan", "examples/seed-hybrid.yaml", "-o", "json"], ("polars", "scipy", "rich", "jinja2", "numba")),
+])
+def test_a_command_imports_only_what_it_runs(args: list[str], absent: tuple[str, ...]) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main({[a if not a.startswith('examples/') else str(root / a) for a in args]!r})\n"
+            f"print(rc, sorted(m for m in {absent!r} if m in sys.modules))")
+    assert run(code) == "0 []"
+
+
+def test_every_command_starts_numpy_with_one_blas_thread() -> None:
+    code = ("import os, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['--version'])\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    assert run(code) == "1"
