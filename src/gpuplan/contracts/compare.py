@@ -17,6 +17,7 @@ SCHEMA = "gpuplan.compare/1"
 Mode = Literal["bare-metal", "container"]
 Platform = Literal["bare-metal", "vm", "container"]
 Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
+Capacity = Literal["on-demand", "spot", "reserved"]
 Bound = Literal["compute", "communication", "data"]
 Favors = Literal["bare-metal", "container", "neither"]
 FlipParameter = Literal["requires", "hours_per_day", "duration", "price"]
@@ -52,16 +53,28 @@ class TimeTerms(Record):
 
 class GpuSpeed(Record):
     factor: float = Field(description="Time on this offer's GPU over time on the workload's first GPU.")
-    source: Literal["same-gpu", "measured", "roofline:bf16", "roofline:inference", "unknown"] = Field(
-        description="Where the factor came from: the workload's `speed:`, or a roofline estimate.")
+    source: str = Field(
+        pattern=r"^(same-gpu|measured|roofline:bf16|roofline:inference|unknown|benchmark:[a-z0-9.-]+)$",
+        description="Where the factor came from: the workload's `speed:`, a published benchmark ratio "
+        "from the catalog (`benchmark:<id>`, its source in defaults.yaml `gpu_speed`), or a roofline estimate.")
 
 
 class OptionTime(Record):
-    wall_hours: float
+    run_hours: float = Field(description="Hours the work runs on this offer (per GPU): the workload's hours "
+                             "on its first GPU x gpu_speed.factor x slowdown x the rework of interruptions.")
+    wall_hours: float = Field(description="Calendar hours: run_hours spread over the workload's hours a day "
+                              "and days a week, plus setup, recovery and transfer.")
+    wall_hours_range: list[float] = Field(min_length=2, max_length=2,
+                                          description="[low, high] wall hours at the ends of slowdown_range.")
     gpu_hours_used: float
     gpu_hours_paid: float
-    slowdown: float = Field(description="Wall time on this offer over wall time on dedicated bare metal, "
-                            "at the middle of every range (1.10 = 10% slower).")
+    slowdown: float = Field(description="Time on this offer over time on the reference (slowdown_reference: "
+                            "the same GPU on ideal dedicated bare metal with a full fabric), at the middle "
+                            "of every range (1.10 = 10% slower).")
+    slowdown_range: list[float] = Field(min_length=2, max_length=2, description=(
+        "[low, high]: the slowdown at the ends of the overhead ranges and, for a container that states no "
+        "tenancy, from a dedicated node to a shared host; [slowdown, slowdown] where every input is one number."))
+    slowdown_reference: str = Field(description="The reference the slowdown is measured against, in words.")
     terms: TimeTerms
     bound: Bound = Field(description="What limits a step: compute, communication, or input data.")
     gpu_speed: GpuSpeed
@@ -69,6 +82,12 @@ class OptionTime(Record):
     recovery_hours: float = Field(description="Expected waiting to recover from interruptions (support, "
                                   "repair or rescheduling), plus the work they lose.")
     interruptions: float = Field(description="Expected interruptions over the run.")
+    p90_wall_hours: float = Field(description="Wall hours at the 90th percentile of the spot running time "
+                                  "(= wall_hours off spot).")
+    preemptions: float = Field(description="Expected spot reclaims over the run (max_lifetime restarts "
+                               "included); 0 off spot.")
+    lost_gpu_hours: float = Field(description="GPU-hours spot reclaims cost: work re-run since the last "
+                                  "checkpoint on every node of the job, and restarts (in the cost); 0 off spot.")
 
 
 class CompareOption(Record):
@@ -76,6 +95,7 @@ class CompareOption(Record):
     mode: Mode = Field(description="How the offer bills: bare-metal (a lease) or container (elastic).")
     platform: Platform = Field(description="How the platform behaves: bare-metal, vm or container.")
     tenancy: Tenancy
+    capacity: Capacity = Field(description="How the capacity is sold: on-demand, spot (reclaimable) or reserved.")
     gpu: str = Field(description="The offer's GPU, the catalog id.")
     feasible: bool
     infeasible_reason: str | None = Field(description="Why not feasible; null when feasible.")

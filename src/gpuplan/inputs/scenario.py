@@ -7,6 +7,7 @@ Fields left out take the catalog's per-mode defaults, and each default used is r
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -32,6 +33,7 @@ from gpuplan.inputs.scenario_types import (
     OfferIn,
     Overhead,
     OverheadIn,
+    Preemption,
     Range,
     Scenario,
     ScenarioIn,
@@ -46,12 +48,18 @@ from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_h
 from gpuplan.lazy import yaml, yaml_safe_loader
 
 HINTS = {
-    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
+    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1, or a fraction of one "
+            "card below 1 (0.5, 0.25) for work that shares a card (an offer's `sharing: mig | mps | time-slicing`).",
     "hours_per_day": "hours_per_day is how many hours a day the workload runs, in (0, 24].",
     "days_per_week": "days_per_week is a whole number from 1 to 7.",
     "utilization": "utilization is the share of running time the GPUs do work, in (0, 1]; `gpuplan audit` measures it.",
     "communication": "communication is the share of a step spent in non-overlapped GPU-GPU communication, in [0, 1).",
-    "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic.",
+    "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic, no-preemption.",
+    "capacity": "capacity is on-demand, spot (reclaimable, see `preemption:`) or reserved.",
+    "preemption": "preemption is {rate: reclaims per node-hour, per: node-hour|instance-hour|gpu-hour, "
+    "notice: 2m, max_lifetime: 24h or none, restart: 10m}.",
+    "checkpoint_interval": "checkpoint_interval is a duration such as 30m or 2h, or none "
+    "(a preempted run starts over).",
     "kind": "kind is one of: training, fine-tuning, experiment, inference.",
     "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills).",
     "tenancy": "tenancy is dedicated (the whole node is yours), shared-node (other tenants on the host) "
@@ -534,9 +542,10 @@ def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
     return hours
 
 
-def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
-                   raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
-    base: dict[str, Any] = {}
+def _from_catalog(raw: OfferIn, i: int, currency: str, cat: Catalog, loc8: _Locator, raw_dict: dict[str, Any],
+                  fx: Fx | None) -> tuple[OfferIn, str | None]:
+    """An offer that says `use: <catalog offer>`: the catalog's fields (converted to the scenario's currency
+    when the offer gives no price of its own) under the offer's own; and the conversion's note, if any."""
     fx_note: str | None = None
     if raw.use is not None:
         if raw.use not in cat.offers:
@@ -557,6 +566,12 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         merged.update(raw.model_dump(exclude_none=True, exclude={"use"}))
         merged.setdefault("id", raw.use)
         raw = OfferIn.model_validate(merged)
+    return raw, fx_note
+
+
+def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
+                   raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
+    raw, fx_note = _from_catalog(raw, i, currency, cat, loc8, raw_dict, fx)
     for key in ("id", "gpu", "mode", "price"):
         if getattr(raw, key) is None:
             raise loc8.error(("offers", i, key), "required field is missing",
@@ -599,6 +614,12 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     rdma = raw.rdma if raw.rdma is not None else (net.rdma if net else None)
     nic = pick("network.nic", net.nic if net else None, cat.defaults["nic_defaults"][platform][tenancy])
     overhead = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, tenancy, nic, cat, loc8, used)
+    overhead_alt = None
+    if platform == "container" and raw.tenancy is None and tenancy != "dedicated":
+        # unknown tenancy: priced over the range from a dedicated node to the default shared host
+        alt_nic = net.nic if net and net.nic else cat.defaults["nic_defaults"][platform]["dedicated"]
+        overhead_alt = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, "dedicated", alt_nic,
+                                         cat, loc8, [])
     # The mode says how the platform behaves; billing follows the price: a VM priced by the hour with no
     # term of a day or more is elastic like a container, one leased by the day or month is a lease.
     billing: Mode = "container" if platform == "container" else "bare-metal"
@@ -632,6 +653,17 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     if rate is None:
         used.append("interruptions_per_gpu_day")
         rate = float(rel["per_gpu_day"])
+    capacity = raw.capacity or "on-demand"
+    if raw.preemption is not None and capacity != "spot":
+        raise loc8.error(("offers", i, "preemption"), f"preemption is given but the capacity is {capacity}",
+                         "only spot capacity is reclaimed: add `capacity: spot`, or drop `preemption:`.")
+    preemption = None
+    if capacity == "spot":
+        if billing != "container":
+            raise loc8.error(("offers", i, "capacity"), "spot capacity is sold by the hour, but this offer is a lease",
+                             "give spot offers an hourly price (per gpu-hour or node-hour) and no min_term "
+                             "of a day or more, on mode vm or container.")
+        preemption = _resolve_preemption(raw, i, gpn, cat, loc8, used)
     return Offer(
         id=raw.id,
         provider=raw.provider,
@@ -664,7 +696,56 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         as_of=raw.as_of,
         defaults_used=tuple(used),
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
+        overhead_alt=overhead_alt,
+        sharing=raw.sharing,
+        capacity=capacity,
+        preemption=preemption,
     )
+
+
+def _resolve_preemption(raw: OfferIn, i: int, gpn: int, cat: Catalog, loc8: _Locator,
+                        used: list[str]) -> Preemption:
+    """The offer's `preemption:`, each field it leaves out from the catalog's default for its provider."""
+    spot = cat.defaults["spot"]
+    providers = spot["providers"]
+    key = (raw.provider or "").strip().lower()
+    name = key if key in providers else str(spot["default"])
+    d = providers[name]
+    given = raw.preemption
+    loc = ("offers", i, "preemption")
+    if given is None:
+        used.append(f"preemption ({name})")
+        rate_raw: Any = d["rate"]
+        per = str(d["per"])
+    else:
+        rate_raw, per = given.rate, given.per
+    written = _as_range(rate_raw)
+    k = gpn if per == "gpu-hour" else 1  # an instance is a node
+    rate = Range(written.low * k, written.high * k)
+
+    def dur(field: str, allow_none: bool) -> float | None:
+        value = getattr(given, field, None) if given is not None else None
+        if value is None:
+            value = d.get(field)
+            if value is None:
+                return None
+            if given is not None:
+                used.append(f"preemption.{field}")
+        if allow_none and str(value).strip().lower() == "none":
+            return None
+        return _duration(loc8, (*loc, field), value)
+
+    notice = dur("notice", False)
+    life = dur("max_lifetime", True)
+    if life is not None and life <= 0:
+        raise loc8.error((*loc, "max_lifetime"), "max_lifetime must be longer than 0",
+                         "for example 24h, or none for no limit.")
+    restart = _duration(loc8, (*loc, "restart"), given.restart) if given is not None and given.restart else None
+    source = given.source if given is not None and given.source else " ".join(str(d.get("source", "")).split())
+    as_of = given.as_of if given is not None and given.as_of else d.get("as_of")
+    return Preemption(rate=rate, per=per, rate_as_written=written, notice_hours=notice or 0.0,
+                      max_lifetime_hours=life, restart_hours=restart, source=source,
+                      as_of=None if as_of is None else str(as_of))
 
 
 def _overhead_default(platform: str, tenancy: str, nic: str, cat: Catalog) -> dict[str, Any]:
@@ -751,7 +832,9 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple
             raise loc8.error(("workloads", i, "data", "site"), f"unknown site `{w.data.site}`",
                              f"sites: {', '.join(sites) or 'none'}; list it under `sites:`.")
         data = Data(w.data.size_gb, w.data.site, w.data.moves)
-    if w.checkpoint_interval is not None:
+    if w.checkpoint_interval is not None and w.checkpoint_interval.strip().lower() == "none":
+        checkpoint = math.inf  # no checkpoints: a preempted or interrupted run starts over
+    elif w.checkpoint_interval is not None:
         checkpoint = _duration(loc8, ("workloads", i, "checkpoint_interval"), w.checkpoint_interval)
         if checkpoint <= 0:
             raise loc8.error(("workloads", i, "checkpoint_interval"), "checkpoint_interval must be longer than 0",
@@ -770,7 +853,8 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple
         id=w.id,
         kind=w.kind,
         gpus_allowed=gpus_allowed,
-        gpus=w.gpus,
+        gpus=max(1, int(w.gpus)),
+        share=float(w.gpus) if w.gpus < 1 else 1.0,
         hours_per_day=float(w.hours_per_day),
         days_per_week=w.days_per_week,
         duration_hours=duration,

@@ -5,7 +5,6 @@ the quote database's writes (never stored after a timeout answer; an `Idempotenc
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from gpuplan.errors import GpuplanError
+from gpuplan.render.json_out import dumps_compact
 from gpuplan.web.errors import INTERNAL, ApiError, err, from_gpuplan
 from gpuplan.web.worker import Call, HeavyPool
 
@@ -36,7 +36,8 @@ class Settings:
 
 
 def dumps(data: Any) -> bytes:
-    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    """An answer's JSON: the CLI's writer (orjson; a NaN or an infinity is `null`, as in `-o json`)."""
+    return dumps_compact(data)
 
 
 def call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
