@@ -232,9 +232,8 @@ def option_cost(
     else:
         run_lo = run_hi = run_hours
         cal_lo = cal_hi = calendar_hours
-    lead = offer.owned.lead_time_hours if offer.owned is not None else 0.0
-    if lead:  # owned servers: the work waits for them to arrive (nothing is paid before)
-        wall_hours += lead
+    lead = offer.owned.lead_time_hours if offer.owned is not None else 0.0  # owned: waiting for delivery
+    wall_hours += lead
 
     g = workload.gpus
     gf = g * card_slice(workload, offer, catalog)[0]  # cards billed: a shared card's slice (issue 24)
@@ -271,14 +270,8 @@ def option_cost(
         k_lo, k_hi = _spot_factor(lw_low) / _spot_factor(lw), _spot_factor(lw_high) / _spot_factor(lw)
     r_low, r_mid, r_high = paid * price.low * k_lo, paid * price.mid, paid * price.high * k_hi
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
-    owned = None
-    busy_lo = busy_hi = 0.0
-    if offer.owned is not None:  # the busy draw's excess over the idle draw, per GPU-hour run (not idle)
-        extra = offer.owned.extra_per_node_hour / offer.gpus_per_node
-        busy_power = used * extra
-        busy_lo, busy_hi = gf * run_lo * extra, gf * run_hi * extra
-        r_low, r_mid, r_high = r_low + busy_power, r_mid + busy_power, r_high + busy_power
-        owned = owned_cost(offer.owned, paid / offer.gpus_per_node, used / offer.gpus_per_node)
+    busy_power, busy_lo, busy_hi, owned = _owned_power(offer, paid, used, gf * run_lo, gf * run_hi)
+    r_low, r_mid, r_high = r_low + busy_power, r_mid + busy_power, r_high + busy_power
     total_mid = r_mid + ops + setup + tr.cost
     # the low / high ends: the price range's ends at the slowdown range's ends (an unknown tenancy,
     # overhead ranges); equal to the price's ends alone where the slowdown is one number
@@ -321,6 +314,17 @@ def option_cost(
         p90_wall_hours=wall_hours + p90_extra,
         owned=owned,
     )
+
+
+def _owned_power(offer: Offer, paid: float, used: float, used_lo: float,
+                 used_hi: float) -> tuple[float, float, float, OwnedCost | None]:
+    """An owned offer's busy draw above the idle one for the GPU-hours run (mid, and at the slowdown
+    range's ends), and its capex, power and colocation; zeros and None for any other offer."""
+    if offer.owned is None:
+        return 0.0, 0.0, 0.0, None
+    extra = offer.owned.extra_per_node_hour / offer.gpus_per_node
+    g = offer.gpus_per_node
+    return used * extra, used_lo * extra, used_hi * extra, owned_cost(offer.owned, paid / g, used / g)
 
 
 def offer_slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
