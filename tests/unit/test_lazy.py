@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,17 @@ def test_the_command_exits_with_the_import_objects_frozen(args: list[str], code:
     assert done.stderr.splitlines()[-1] == "frozen True"
     if code == 0:
         assert json.loads(done.stdout)["schema"].startswith("gpuplan.compare/")
+
+
+def test_a_replay_without_a_scenario_imports_no_scenario_models(tmp_path: Path) -> None:
+    """`simulate -o json` without --scenario runs the reader, the replay and the JSON writer: no scenario
+    models, no YAML, no table or report libraries."""
+    trace = tmp_path / "jobs.csv"
+    trace.write_text("submit_time,duration,gpus\n0,3600,4\n0,1800,2\n600,7200,1\n", encoding="utf-8")
+    absent = ("polars", "scipy", "rich", "jinja2", "yaml", "gpuplan.inputs.scenario_types",
+              "gpuplan.engines.advise")
+    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['simulate', {str(trace)!r}, '-r', '4', '-o', 'json'])\n"
+            f"print(rc, sorted(m for m in {absent!r} if m in sys.modules))")
+    assert run(code) == "0 []"
