@@ -4,7 +4,6 @@ timeline. Every figure comes from the view; these functions only lay it out."""
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -154,45 +153,11 @@ def timeline_svg(view: dict[str, Any], lang: str) -> str:
 
 
 def commit_html(view: dict[str, Any], lang: str) -> str:
-    doc = view["doc"]
-    e = escape
-    heading = t("commit.heading", lang, months=doc["horizon_months"], paths=doc["paths"], seed=doc["seed"],
-                currency=doc["currency"])
-    body = [f"<h1>{e(t('commit.title', lang, scenario=view['scenario']))}</h1>", f"<p>{e(heading)}</p>",
-            f"<h2>{e(t('commit.ladder', lang))}</h2>"]
-    runs = _runs(view)
-    if runs:
-        heads = "".join(f"<th>{e(t(f'commit.{k}', lang))}</th>" for k in (
-            "col_gpu", "col_offer", "col_term", "col_cards", "col_months", "col_signings"))
-        rows = "".join(
-            f"<tr><td>{e(r['gpu'])}</td><td>{e(r['offer'])}</td>"
-            f"<td>{e(t('commit.term_months', lang, n=r['term_months']))}</td><td class=n>{r['cards']}</td>"
-            f"<td>{r['start_month']}–{r['end_month'] - 1}</td><td class=n>{r['signings']}</td></tr>"
-            for r in runs)
-        body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-        body.append(f"<figure><figcaption>{e(t('commit.timeline', lang))}</figcaption>{timeline_svg(view, lang)}"
-                    "</figure>")
-    else:
-        body.append(f"<p>{e(t('commit.no_ladder', lang))}</p>")
-    body.append(f"<h2>{e(t('commit.strategies', lang))}</h2>")
-    heads = "".join(f"<th>{e(t(f'commit.{k}', lang))}</th>" for k in (
-        "col_strategy", "col_expected", "col_p10", "col_p50", "col_p90"))
-    rows = "".join(f"<tr><td>{e(n)}</td>" + "".join(f"<td class=n>{_m(c[k])}</td>" for k in (
-        "expected", "p10", "p50", "p90")) + "</tr>" for n, c in _strategy_rows(view, lang))
-    body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-    body.append(f"<figure><figcaption>{e(t('commit.fan', lang))}</figcaption>{fan_svg(view, lang)}</figure>")
-    for svg in price_band_svgs(view, lang):
-        body.append(f"<figure>{svg}</figure>")
-    body.append(f"<p>{e(t('commit.regret', lang, e=_m(doc['regret']['expected']), p90=_m(doc['regret']['p90'])))}</p>")
-    body.append(f"<h2>{e(t('commit.reasons', lang))}</h2><ul>" + "".join(f"<li>{e(r)}</li>" for r in doc["reasons"])
-                + "</ul>")
-    body.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in explain_lines(view, lang)) + "</ul>")
-    css = ("body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;max-width:760px;margin:2em "
-           "auto;color:#222}table{border-collapse:collapse}td,th{padding:2px 10px;border-bottom:1px solid #ddd}"
-           "td.n{text-align:right}figure{margin:1em 0}")
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>'
-            f"{e(t('commit.title', lang, scenario=view['scenario']))}</title><style>{css}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
+    """The commit report: the same page frame, style and money formatting (with its currency) as the
+    compare, plan and audit reports (`render.html`)."""
+    from gpuplan.render.html import render_report
+
+    return render_report("commit", view, lang)
 
 
 def write_commit_html(view: dict[str, Any], path: str | Path, lang: str) -> None:

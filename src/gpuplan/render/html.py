@@ -17,7 +17,7 @@ from typing import Any
 from gpuplan.i18n import t
 from gpuplan.render import svg
 
-KINDS = ("compare", "plan", "simulate", "audit")
+KINDS = ("compare", "plan", "simulate", "audit", "commit")
 LOCALES = {"en": "en_US", "zh": "zh_CN"}
 
 
@@ -361,11 +361,27 @@ def _cls(name: str, lang: str) -> str:
     return t(key, lang) if key in catalog(lang) else name
 
 
+# --- commit ------------------------------------------------------------------------------------
+
+
+def _commit_context(view: dict[str, Any], lang: str) -> dict[str, Any]:
+    from gpuplan.render.commit import _runs, _strategy_rows, explain_lines, fan_svg, price_band_svgs, timeline_svg
+
+    f = Fmt(lang, view["doc"]["currency"])
+    return {"view": view, "f": f, "runs": _runs(view), "strategies": _strategy_rows(view, lang),
+            "timeline": _markup(timeline_svg(view, lang)), "fan": _markup(fan_svg(view, lang)),
+            "bands": [_markup(s) for s in price_band_svgs(view, lang)], "explain": explain_lines(view, lang),
+            "scenario_name": view.get("scenario") or ""}
+
+
 # --- entry points ------------------------------------------------------------------------------
 
 
-def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = False) -> str:
-    """The report as one HTML string; `fragment` gives only the `<main>` part (for the web page)."""
+def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = False,
+                  embedded: bool = False) -> str:
+    """The report as one HTML string; `fragment` gives only the `<main>` part (for the web page);
+    `embedded` gives it as a `<section id=KIND>` of the decision pack (`render.pack`), which implies
+    `fragment`."""
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}; expected one of {', '.join(KINDS)}")
     if lang not in LOCALES:
@@ -378,6 +394,8 @@ def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = 
         ctx = _plan_context(result, lang)
     elif kind == "simulate":
         ctx = _simulate_context(result, lang)
+    elif kind == "commit":
+        ctx = _commit_context(result, lang)
     else:
         ctx = _audit_context(result, lang)
     env = _env()
@@ -389,7 +407,8 @@ def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = 
         return _cls(name, lang)
 
     html = env.get_template(f"{kind}.html.j2").render(
-        kind=kind, lang=lang, t=tr, cls=cls, fragment=fragment, version=_version(), **ctx
+        kind=kind, lang=lang, t=tr, cls=cls, fragment=fragment or embedded, embedded=embedded,
+        version=_version(), **ctx
     )
     return html
 
