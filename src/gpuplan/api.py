@@ -959,3 +959,65 @@ def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu
     gpu = _quote_gpu(gpu)
     qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db, gpu=gpu, mode=mode)
     return [f.to_json() for f in fit_trends(qs) if (gpu is None or f.gpu == gpu) and (mode is None or f.mode == mode)]
+
+
+# --- report: the decision pack --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionPack:
+    """Everything `gpuplan report` shows: the answer (`summary`, `engines.pack.decision_summary`) and
+    each command's own result, as that command returns it, for its section."""
+
+    summary: dict[str, Any]
+    compare: CompareResult
+    plan: dict[str, Any]  # `gpuplan.plan/1` as `plan -o json` prints it
+    commit: CommitReport
+    vendors: VendorsResult
+    audit: dict[str, Any] | None  # `gpuplan.audit/1`, when telemetry was given
+    scenario: str
+
+    def to_json(self) -> dict[str, Any]:
+        """What `report -o json` prints: the answer and each section's own JSON document."""
+        return {"schema": "gpuplan.report/1", "scenario": self.scenario, "summary": self.summary,
+                "compare": self.compare.document_data(), "plan": self.plan, "commit": self.commit.to_json(),
+                "audit": self.audit}
+
+
+def report(
+    scenario: str | Path,
+    *,
+    audit_files: Sequence[str | Path] = (),
+    quotes: str | Path | None = None,
+    db: str | None = None,
+    lang: Lang = "en",
+    paths: int = 10_000,
+    seed: int = 0,
+    catalog: str | Path | None = None,
+) -> DecisionPack:
+    """The decision pack: compare, plan, commit and vendors of one scenario (and the audit of
+    `audit_files`, priced at the plan's leased offer), and the answer drawn from them."""
+    from gpuplan.engines.pack import decision_summary
+    from gpuplan.render.plan import plan_json
+
+    if quotes is not None and db is not None:
+        raise GpuplanError("give either --quotes or --db, not both", field="--quotes",
+                           hint="--quotes reads a quotes CSV; --db a quotes database.")
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
+    cmp = compare(scen, catalog=cat, hours_curves=True)
+    plan_doc = plan_json(plan_document(scen, lang=lang, catalog=cat))
+    com = commit(scen, paths=paths, seed=seed, lang=lang, catalog=cat, quotes=quotes, db=db)
+    ven = cmp.vendors()
+    audit_doc = None
+    if audit_files:
+        leased = next((p.get("offer_bare_metal") for p in plan_doc.get("pools") or [] if p.get("offer_bare_metal")),
+                      None)
+        rep = audit(audit_files, offer=leased, scenario=scenario if leased else None, catalog=catalog,
+                    currency=scen.currency)
+        audit_doc = rep.to_json()
+    offers = [{"id": o.id, "gpu": o.gpu, "mode": o.mode, "source": o.source} for o in scen.offers]
+    runs = [r for g in com.view["gpus"] for r in g["runs"]]
+    summary = decision_summary(plan_doc, com.to_json(), runs, offers)
+    return DecisionPack(summary=summary, compare=cmp, plan=plan_doc, commit=com, vendors=ven, audit=audit_doc,
+                        scenario=str(scen.path or scenario))
