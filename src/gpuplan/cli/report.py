@@ -44,5 +44,5 @@ def report(
         write_json(pack.to_json())
     elif output == OutputFormat.markdown:
         typer.echo(pack_markdown(pack, lang_code))
-    elif html is None:
+    else:  # the answer; the document is in the --html file
         typer.echo("\n".join(summary_lines(pack, lang_code)))
