@@ -109,11 +109,11 @@ def commit_markdown(view: dict[str, Any], lang: str) -> str:
     return "\n".join(lines)
 
 
-def fan_svg(view: dict[str, Any], lang: str) -> str:
+def fan_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
     fan = view["fan"]
     xs = list(range(1, len(fan["p50"]) + 1))
     return line_chart(Chart(
-        title=t("commit.fan", lang), x_label="month", y_label=view["doc"]["currency"], y_fmt=_m,
+        title=t("commit.fan", lang), x_label="month", width=width, y_label=view["doc"]["currency"], y_fmt=_m,
         x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
         bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, fan["p10"], strict=True)],
                     [(x, y) for x, y in zip(xs, fan["p90"], strict=True)], PALETTE[0])],
@@ -122,7 +122,7 @@ def fan_svg(view: dict[str, Any], lang: str) -> str:
                     PALETTE[1], dash=True)]))
 
 
-def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
+def price_band_svgs(view: dict[str, Any], lang: str, width: int = 680) -> list[str]:
     """One fan chart a band of `gpuplan.commit/1`: the price per GPU-hour the paths span by month."""
     out = []
     for i, b in enumerate(view["doc"].get("bands", [])):
@@ -130,7 +130,8 @@ def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
         color = PALETTE[i % len(PALETTE)]
         title = t("commit.price_band", lang, gpu=b["gpu"], tier=t(f"commit.tier_{b['tier']}", lang))
         out.append(line_chart(Chart(
-            title=title, x_label="month", y_label=f"{view['doc']['currency']} / GPU-h", y_fmt=lambda y: f"{y:,.2f}",
+            title=title, x_label="month", width=width, y_label=f"{view['doc']['currency']} / GPU-h",
+            y_fmt=lambda y: f"{y:,.2f}",
             x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
             bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, b["p10"], strict=True)],
                         [(x, y) for x, y in zip(xs, b["p90"], strict=True)], color)],
@@ -138,7 +139,7 @@ def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
     return out
 
 
-def timeline_svg(view: dict[str, Any], lang: str) -> str:
+def timeline_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
     months = len(view["fan"]["p50"])
     stacks = []
     for i, r in enumerate(_runs(view)):
@@ -149,7 +150,7 @@ def timeline_svg(view: dict[str, Any], lang: str) -> str:
     if not stacks:
         return ""
     return stacked_bars(t("commit.timeline", lang), [str(m) for m in range(months)], stacks,
-                        t("commit.col_cards", lang))
+                        t("commit.col_cards", lang), width=width)
 
 
 def commit_html(view: dict[str, Any], lang: str) -> str:
