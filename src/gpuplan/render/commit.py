@@ -84,6 +84,10 @@ def explain_lines(view: dict[str, Any], lang: str) -> list[str]:
 
 def commit_markdown(view: dict[str, Any], lang: str) -> str:
     doc = view["doc"]
+
+    def mc(x: float) -> str:  # every amount with its currency
+        return f"{_m(x)} {doc['currency']}"
+
     lines = [f"# {t('commit.title', lang, scenario=view['scenario'])}", "",
              t("commit.heading", lang, months=doc["horizon_months"], paths=doc["paths"], seed=doc["seed"],
                currency=doc["currency"]), "", f"## {t('commit.ladder', lang)}", ""]
@@ -102,8 +106,8 @@ def commit_markdown(view: dict[str, Any], lang: str) -> str:
                                                                    "col_p90")) + " |",
               "|---|---:|---:|---:|---:|"]
     for name, c in _strategy_rows(view, lang):
-        lines.append(f"| {name} | {_m(c['expected'])} | {_m(c['p10'])} | {_m(c['p50'])} | {_m(c['p90'])} |")
-    lines += ["", t("commit.regret", lang, e=_m(doc["regret"]["expected"]), p90=_m(doc["regret"]["p90"])), "",
+        lines.append(f"| {name} | {mc(c['expected'])} | {mc(c['p10'])} | {mc(c['p50'])} | {mc(c['p90'])} |")
+    lines += ["", t("commit.regret", lang, e=mc(doc["regret"]["expected"]), p90=mc(doc["regret"]["p90"])), "",
               f"## {t('commit.reasons', lang)}", ""]
     lines += [f"- {r}" for r in doc["reasons"]]
     return "\n".join(lines)
