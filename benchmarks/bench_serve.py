@@ -345,7 +345,8 @@ def main() -> int:
     ap.add_argument("--unique", action="store_true",
                     help="only the uncached phase (every compare a distinct scenario: the cache never hits)")
     ap.add_argument("--cached-only", action="store_true", help="only the cached phase (repeated scenarios)")
-    ap.add_argument("--workers", type=int, default=1, help="`gpuplan serve --workers N`")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="`gpuplan serve --workers N` (0: the server's default, one per usable core up to 4)")
     ap.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `gpuplan serve` (repeatable), e.g. --serve-arg=--inline-max-kb=0")
     ap.add_argument("--wrk", action="store_true", help="also run the cross-check with wrk (skipped if absent)")
@@ -366,8 +367,10 @@ def main() -> int:
     port = free_port()
     exe = a.server_cmd.split() if a.server_cmd else [str(Path(sys.executable).with_name("gpuplan"))]
     cmd = [*exe, "serve", "--port", str(port), "--max-body-mb", str(MAX_BODY_MB)]
-    if a.workers != 1:
+    if a.workers:
         cmd += ["--workers", str(a.workers)]
+    else:  # what `gpuplan serve` picks by default (cli/serve.py auto_workers), for the derived figures below
+        a.workers = max(1, min(len(cpus(a.pin_server)) if a.pin_server else len(os.sched_getaffinity(0)), 4))
     cmd += a.serve_arg
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if a.pin_server:  # before it imports anything: its threads and uvicorn's workers inherit the mask

@@ -1,8 +1,8 @@
 """Evaluate the published cases in cases.yaml against the performance model.
 
 Used by test_fidelity.py and benchmarks/fidelity.py (which prints the table). The prediction is
-the slowdown of the platform offer `x` over that of the bare-metal reference `bm` for the case's one
-workload, at the middle of every range: what `compare -o json` reports as time.slowdown.
+the time of the case's one workload on the platform offer `x` over its time on the offer `bm`, at the
+middle of every range: time.slowdown x time.gpu_speed.factor of `compare -o json`, x over bm.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def evaluate(case: dict[str, Any]) -> Row:
     scen = scenario_from_text(case["scenario"], name=case["id"], catalog=cat)
     w = scen.workloads[0]
     ref, x = slowdown(w, scen.offer("bm"), cat), slowdown(w, scen.offer("x"), cat)
-    return Row(id=case["id"], measured=float(case["measured"]), predicted=x.total / ref.total - 1,
+    # time on x over time on bm: the slowdowns and, where the GPUs differ, their speed factors
+    predicted = x.total * x.gpu_speed_factor / (ref.total * ref.gpu_speed_factor) - 1
+    return Row(id=case["id"], measured=float(case["measured"]), predicted=predicted,
                tolerance=float(case["tolerance"]), in_sample=bool(case["in_sample"]), driver=driver(x),
                source=case["source"], why=case["tolerance_why"])
 

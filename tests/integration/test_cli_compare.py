@@ -24,7 +24,7 @@ def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
 def test_explain_shows_formulas(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(SEED), "--explain"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "E[max of 4 U(0.10, 0.15)]" in out and "min term" in out and "catalog defaults used" in out
+    assert "E[max of 4 U(0, 0.125)]" in out and "min term" in out and "catalog defaults used" in out
 
 
 def test_json_and_markdown_and_chinese(capsys: pytest.CaptureFixture[str]) -> None:

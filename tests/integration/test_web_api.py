@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +30,7 @@ ERROR_KEYS = {"error", "message", "file", "line", "field", "hint"}
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    return TestClient(create_app(max_body_mb=1.0))
+    return TestClient(base_url="http://127.0.0.1", app=create_app(max_body_mb=1.0))
 
 
 def test_page_and_meta(client: TestClient) -> None:
@@ -266,7 +267,7 @@ def test_the_web_never_imports_the_cli() -> None:
         "from gpuplan.web.app import create_app\n"
         f"seed = open({str(SEED)!r}, encoding='utf-8').read()\n"
         f"hybrid = open({str(HYBRID)!r}, encoding='utf-8').read()\n"
-        "c = TestClient(create_app())\n"
+        "c = TestClient(base_url='http://127.0.0.1', app=create_app())\n"
         "assert c.get('/').status_code == 200 and c.get('/api/example').status_code == 200\n"
         "assert c.post('/api/compare', json={'scenario': seed}).status_code == 200\n"
         "assert c.post('/api/plan', json={'scenario': hybrid}).status_code == 200\n"
@@ -278,25 +279,44 @@ def test_the_web_never_imports_the_cli() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def test_heavy_requests_past_the_limit_kill_their_worker() -> None:
-    import gpuplan.web.app as web_app
+def test_heavy_requests_past_the_limit_kill_their_worker(tmp_path: Path) -> None:
+    """A call past `heavy_timeout_s` is answered 503 and its worker process is killed (pebble stops it);
+    the pool answers the next call with a fresh one."""
+    import asyncio
 
-    app = web_app.create_app(heavy_timeout_s=0.05)  # a fresh worker cannot even start in 50 ms
-    c = TestClient(app)
-    r = c.post("/api/plan", json={"scenario": HYBRID.read_text(encoding="utf-8")})
-    assert r.status_code == 503 and r.json()["error"] in ("timeout", "busy") and set(r.json()) >= ERROR_KEYS
+    from slow_call import SlowCall
+
+    import gpuplan.web.app as web_app
+    from gpuplan.web.errors import ApiError
+
+    app = web_app.create_app(heavy_timeout_s=3.0)
+    rt = app.state.rt
+    pid_file = tmp_path / "pid"
+    with pytest.raises(ApiError) as caught:
+        asyncio.run(rt.heavy_call(SlowCall(60.0, str(pid_file))))  # type: ignore[arg-type]
+    assert caught.value.status == 503 and caught.value.body["error"] == "timeout"
+    assert set(caught.value.body) >= ERROR_KEYS
+    pid = int(pid_file.read_text())
     for _ in range(100):
-        if app.state.heavy.workers() == 0:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
             break
+        rt.heavy.workers()  # reaps
         time.sleep(0.05)
-    assert app.state.heavy.workers() == 0
+    else:
+        pytest.fail(f"worker {pid} still runs")
+    r = asyncio.run(rt.heavy_call(SlowCall(0.0, str(tmp_path / "pid2"))))  # type: ignore[arg-type]
+    assert r.status_code == 200 and json.loads(r.body) == {"slept": 0.0}
+    app.state.shutdown()
+    assert rt.heavy.workers() == 0
 
 
 def test_heavy_requests_have_a_memory_bound() -> None:
     import gpuplan.web.app as web_app
 
     app = web_app.create_app(heavy_memory_mb=150)
-    c = TestClient(app)
+    c = TestClient(base_url="http://127.0.0.1", app=app)
     # within the server's limits (100,000 GPUs in an hour of demand), a worker's plan needs 170-220 MiB of
     # data segment (one BLAS thread) or 220-260 (a thread per core): past a 150 MiB bound either way, where
     # a worker answering the seed's own plan needs under 110 (measured 2026-12-01)
@@ -311,18 +331,19 @@ def test_heavy_requests_have_a_memory_bound() -> None:
 
 def test_slow_requests_are_503(monkeypatch: pytest.MonkeyPatch) -> None:
     import gpuplan.web.app as web_app
+    from gpuplan.web.routers import engines
 
     def slow(*_a: object) -> dict[str, object]:
         time.sleep(1.0)
         return {}
 
-    monkeypatch.setattr(web_app, "_compare_json", slow)
+    monkeypatch.setattr(engines, "compare_json", slow)
     # the time limit holds for what runs in the thread pool: every compare with the inline path off, and
     # with it on, a scenario over the inline size or one with YAML anchors/aliases
-    c = TestClient(web_app.create_app(timeout_s=0.2, inline_max_kb=0))
+    c = TestClient(base_url="http://127.0.0.1", app=web_app.create_app(timeout_s=0.2, inline_max_kb=0))
     r = c.post("/api/compare", json={"scenario": SEED_TEXT})
     assert r.status_code == 503 and r.json()["error"] == "timeout"
-    c = TestClient(web_app.create_app(timeout_s=0.2))
+    c = TestClient(base_url="http://127.0.0.1", app=web_app.create_app(timeout_s=0.2))
     for text in (SEED_TEXT + "#" * 5000 + "\n", SEED_TEXT + "x: &a 1\n"):
         r = c.post("/api/compare", json={"scenario": text})
         assert r.status_code == 503 and r.json()["error"] == "timeout"
@@ -332,30 +353,43 @@ def test_small_compares_are_answered_inline(monkeypatch: pytest.MonkeyPatch) -> 
     import threading
 
     import gpuplan.web.app as web_app
+    from gpuplan.web.routers import engines
 
-    real = web_app._compare_json
+    real = engines.compare_json
     threads: list[str] = []
 
     def spy(*a: object) -> object:
         threads.append(threading.current_thread().name)
         return real(*a)
 
-    monkeypatch.setattr(web_app, "_compare_json", spy)
-    c = TestClient(web_app.create_app())
+    monkeypatch.setattr(engines, "compare_json", spy)
+    c = TestClient(base_url="http://127.0.0.1", app=web_app.create_app())
     assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
     assert c.post("/api/compare", json={"scenario": SEED_TEXT + "#" * 5000 + "\n"}).status_code == 200
     assert not threads[0].startswith("gpuplan-engine") and threads[1].startswith("gpuplan-engine"), threads
 
 
-def test_engine_crash_on_input_is_not_a_500(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_bug_is_a_500_internal_error(monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """An exception that is not the user's input error (`GpuplanError`) is a bug of ours: 500 "internal
+    error", one log line, and nothing of it (type, message, traceback) in the answer. Inline and in the
+    thread pool alike."""
     import gpuplan.web.app as web_app
+    from gpuplan.web.routers import engines
 
     def boom(*_a: object) -> dict[str, object]:
-        raise ZeroDivisionError("float division by zero")
+        raise ZeroDivisionError("float division by zero in secret_module.py")
 
-    monkeypatch.setattr(web_app, "_compare_json", boom)
-    r = TestClient(web_app.create_app()).post("/api/compare", json={"scenario": SEED_TEXT})
-    assert r.status_code == 422 and "ZeroDivisionError" in r.json()["message"]
+    monkeypatch.setattr(engines, "compare_json", boom)
+    c = TestClient(base_url="http://127.0.0.1", app=web_app.create_app())
+    for text in (SEED_TEXT, SEED_TEXT + "#" * 5000 + "\n"):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="gpuplan.web"):
+            r = c.post("/api/compare", json={"scenario": text})
+        assert r.status_code == 500 and r.json() == {**r.json(), "error": "internal", "message": "internal error"}
+        assert "ZeroDivision" not in r.text and "secret_module" not in r.text and "Traceback" not in r.text
+        lines = [rec for rec in caplog.records if rec.levelname == "ERROR"]
+        assert len(lines) == 1 and "ZeroDivisionError" in lines[0].getMessage() and lines[0].exc_info is None
 
 
 def test_gpuplan_serve_real_process() -> None:
@@ -375,3 +409,30 @@ def test_gpuplan_serve_workers() -> None:
         for _ in range(20):  # one keep-alive connection
             assert c.post("/api/compare", json={"scenario": SEED_TEXT}).status_code == 200
         assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
+
+
+def test_heavy_workers_under_the_gpuplan_script_do_not_import_the_cli(tmp_path: Path) -> None:
+    """`gpuplan serve` runs as the `gpuplan` script, whose top imports the CLI; spawned workers re-import the
+    parent's `__main__` unless told otherwise (`server._workers_spawn_cleanly`). A script like it, then a
+    worker of the heavy pool reports what it has imported: no `gpuplan.cli`."""
+    script = tmp_path / "like_the_gpuplan_script.py"
+    script.write_text(
+        "import json, sys\n"
+        "import gpuplan.cli  # as the console script does\n"
+        "from gpuplan.web import server\n"
+        "from gpuplan.web.worker import HeavyPool\n"
+        "from slow_call import ModulesCall\n"
+        "if __name__ == '__main__':\n"
+        "    server._workers_spawn_cleanly()\n"
+        "    pool = HeavyPool(1, 0, 60)\n"
+        "    fut = pool.submit(ModulesCall())\n"
+        "    fut.result(timeout=120)\n"
+        "    status, body = pool.reply(fut)\n"
+        "    pool.close()\n"
+        "    print(status, body.decode())\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "unit")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    status, body = proc.stdout.split(" ", 1)
+    assert status == "200" and "cli" not in json.loads(body), proc.stdout

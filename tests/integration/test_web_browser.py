@@ -62,7 +62,7 @@ def test_page_edit_language_download(server: str, browser, artifacts: Path) -> N
     hours = page.locator('#fields input[data-path="workloads[0].hours_per_day"]')
     hours.fill("24")
     hours.dispatch_event("change")
-    page.wait_for_function("document.querySelector('#result [data-verdict]').dataset.verdict === 'bm-910b'",
+    page.wait_for_function("() => document.querySelector('#result [data-verdict]').dataset.verdict === 'bm-910b'",
                            timeout=15000)
     assert "hours_per_day: 24" in page.input_value("#yaml")
     assert _now_marker_x(page) != x_before  # the chart moved its "now" line
@@ -368,7 +368,7 @@ def test_plan_with_an_uploaded_demand_csv(server: str, browser, artifacts: Path,
     page.click('.viewbar .view[data-view="plan"]')
     page.wait_for_selector("#result .report-plan", timeout=30000)
     page.set_input_files("#demand-file", str(demand))
-    page.wait_for_function("document.querySelector('#plan-bar .text').textContent.includes('site-demand.csv')")
+    page.wait_for_function("() => document.querySelector('#plan-bar .text').textContent.includes('site-demand.csv')")
     page.wait_for_selector("#status.ok", timeout=30000)
     assert page.is_enabled('#plan-bar button.export[data-target="volcano"]')
     with page.expect_download() as dl:

@@ -45,7 +45,7 @@ def db(tmp_path: Path) -> str:
 @pytest.fixture
 def client(db: str) -> Iterator[TestClient]:
     app = create_app(db=db)
-    yield TestClient(app)
+    yield TestClient(base_url="http://127.0.0.1", app=app)
     app.state.shutdown()
 
 
@@ -239,7 +239,7 @@ def test_the_price_history_chart_draws_the_fitted_trend(client: TestClient) -> N
 
 def test_an_unusable_database_is_503(tmp_path: Path) -> None:
     app = create_app(db="postgresql://nobody@127.0.0.1:1/quotes")
-    c = TestClient(app)
+    c = TestClient(base_url="http://127.0.0.1", app=app)
     for r in (c.get("/api/quotes"), c.post("/api/quotes", json=GOOD)):
         assert r.status_code == 503 and r.json()["error"] == "database", r.text
         assert "127.0.0.1" in r.json()["message"]
@@ -249,7 +249,7 @@ def test_an_unusable_database_is_503(tmp_path: Path) -> None:
 
 def test_concurrent_adds_lose_no_quote(db: str) -> None:
     app = create_app(db=db, workers=4)
-    c = TestClient(app)
+    c = TestClient(base_url="http://127.0.0.1", app=app)
     errors: list[str] = []
 
     def add(i: int) -> None:
@@ -292,9 +292,9 @@ def test_the_commit_worker_never_imports_the_cli(db: str) -> None:
         "from pathlib import Path\n"
         "from gpuplan.web.worker import CommitCall, handle\n"
         f"seed = Path({str(SEED)!r}).read_text(encoding='utf-8')\n"
-        f"s, body, _ = handle(CommitCall(scenario=seed, paths=200, db={db!r}), 0)\n"
+        f"s, body = handle(CommitCall(scenario=seed, paths=200, db={db!r}), 0)\n"
         "assert s == 200 and json.loads(body)['schema'] == 'gpuplan.commit/1', body\n"
-        "s, html, _ = handle(CommitCall(scenario=seed, paths=200, db=None, report='fragment', lang='zh'), 0)\n"
+        "s, html = handle(CommitCall(scenario=seed, paths=200, db=None, report='fragment', lang='zh'), 0)\n"
         "assert s == 200 and html.startswith(b'<main'), html[:200]\n"
         "bad = sorted(m for m in sys.modules if m.startswith('gpuplan.cli'))\n"
         "assert not bad, bad\n"
@@ -372,7 +372,7 @@ def test_quotes_and_commit_in_the_browser(server: str, browser, artifacts: Path,
     assert _rows(page) == before  # nothing stored
     page.fill(f"{form} [name=price]", "200")
     page.click("#add-quote")
-    page.wait_for_function(f"document.querySelectorAll('#quote-table tbody tr').length === {before + 1}")
+    page.wait_for_function(f"() => document.querySelectorAll('#quote-table tbody tr').length === {before + 1}")
     assert f"idc-{tag}" in page.inner_text("#quote-table")
     assert page.get_attribute(f"{form} [name=price]", "aria-invalid") is None
 
@@ -380,12 +380,12 @@ def test_quotes_and_commit_in_the_browser(server: str, browser, artifacts: Path,
     page.set_input_files("#import-form [name=file]", str(QUOTES_CSV))
     page.click("#import-quotes")
     n = len(api.quotes_read_csv(QUOTES_CSV))
-    page.wait_for_function(f"document.querySelectorAll('#quote-table tbody tr').length === {before + 1 + n}")
+    page.wait_for_function(f"() => document.querySelectorAll('#quote-table tbody tr').length === {before + 1 + n}")
     page.wait_for_selector("#quote-chart svg polyline.series")
     assert page.locator("#quote-chart svg circle").count() >= 6
     assert "a year (90%" in page.inner_text("#quote-trend")  # the fitted drift above the chart
     page.select_option("#quote-group", "ascend-910b|container")
-    page.wait_for_function("document.querySelector('#quote-chart svg') && "
+    page.wait_for_function("() => document.querySelector('#quote-chart svg') && "
                            "document.querySelector('#quote-trend').textContent.includes('container')")
     page.locator("#quote-chart").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"web-quotes-{tag}.png"), full_page=False)

@@ -40,7 +40,7 @@ workloads:
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     app = create_app()
-    yield TestClient(app)
+    yield TestClient(base_url="http://127.0.0.1", app=app)
     app.state.shutdown()
 
 
@@ -155,7 +155,7 @@ def test_too_many_workloads_is_422(client: TestClient) -> None:
     head, _, rest = SEED_TEXT.partition("workloads:\n")
     one = "  - {id: w%d, kind: experiment, gpu: ascend-910b, gpus: 1, hours_per_day: 1, duration: 1d}\n"
     text = head + "workloads:\n" + "".join(one % i for i in range(limits.MAX_WORKLOADS + 1))
-    c = TestClient(create_app(max_body_mb=5))
+    c = TestClient(base_url="http://127.0.0.1", app=create_app(max_body_mb=5))
     t = time.perf_counter()
     r = c.post("/api/compare", json={"scenario": text})
     assert r.status_code == 422 and r.json()["field"] == "workloads" and "10,000" in r.json()["message"]
@@ -196,13 +196,13 @@ def test_the_workers_never_import_the_cli(tmp_path: Path) -> None:
         "from gpuplan.web.worker import AuditCall, ExportCall, PlanCall, Upload, handle\n"
         f"log = Path({str(log)!r}).read_bytes()\n"
         f"seed = Path({str(SEED)!r}).read_text(encoding='utf-8')\n"
-        "s, body, _ = handle(AuditCall(files=(Upload('node1.csv', log),), demand_mode='util',"
+        "s, body = handle(AuditCall(files=(Upload('node1.csv', log),), demand_mode='util',"
         " gpu_type='ascend-910b'), 0)\n"
         "assert s == 200, body\n"
-        "s, plan, _ = handle(PlanCall(scenario=seed, demand_csv=json.loads(body)['demand_csv']), 0)\n"
+        "s, plan = handle(PlanCall(scenario=seed, demand_csv=json.loads(body)['demand_csv']), 0)\n"
         "assert s == 200, plan\n"
         "for t in ('kueue', 'slurm', 'volcano', 'skypilot'):\n"
-        "    s, out, _ = handle(ExportCall(target=t, plan=plan.decode()), 0)\n"
+        "    s, out = handle(ExportCall(target=t, plan=plan.decode()), 0)\n"
         "    assert s == 200, out\n"
         "bad = sorted(m for m in sys.modules if m.startswith('gpuplan.cli'))\n"
         "assert not bad, bad\n"

@@ -32,7 +32,7 @@ def test_after_warm_up_a_compare_imports_nothing() -> None:
 
         app = create_app()
         warm_up(app)
-        with TestClient(app) as client:
+        with TestClient(base_url="http://127.0.0.1", app=app) as client:
             before = set(sys.modules)
             for path in ({str(SEED)!r}, {str(HYBRID)!r}):
                 text = open(path, encoding="utf-8").read()
@@ -54,7 +54,7 @@ def test_warm_up_leaves_the_answers_alone() -> None:
     warm_up(warm)
     gc.collect()
     text = SEED.read_text(encoding="utf-8")
-    with TestClient(cold) as c, TestClient(warm) as w:
+    with TestClient(base_url="http://127.0.0.1", app=cold) as c, TestClient(base_url="http://127.0.0.1", app=warm) as w:
         for lang in ("en", "zh"):
             a = c.post("/api/compare", json={"scenario": text, "lang": lang})
             b = w.post("/api/compare", json={"scenario": text, "lang": lang})
@@ -83,7 +83,7 @@ def test_distinct_compares_read_no_file() -> None:
                 seen.append((event, str(args[0])))
 
         sys.addaudithook(hook)
-        with TestClient(app) as client:
+        with TestClient(base_url="http://127.0.0.1", app=app) as client:
             def compare(i, lang):
                 body = {{"scenario": text.replace("hours_per_day: 6", f"hours_per_day: {{1 + i / 10}}"), "lang": lang}}
                 r = client.post("/api/compare", json=body)

@@ -111,7 +111,8 @@ def test_json_contract_keys() -> None:
     assert set(opt) == {"offer", "mode", "platform", "tenancy", "gpu", "feasible", "infeasible_reason", "cost",
                         "time", "warnings"}
     assert set(opt["cost"]) == {"total", "low", "high", "per_month", "rental", "ops", "setup", "idle", "transfer"}
-    assert set(opt["time"]) == {"wall_hours", "gpu_hours_used", "gpu_hours_paid", "slowdown", "terms", "bound",
+    assert set(opt["time"]) == {"run_hours", "wall_hours", "wall_hours_range", "gpu_hours_used", "gpu_hours_paid",
+                                "slowdown", "slowdown_range", "slowdown_reference", "terms", "bound",
                                 "gpu_speed", "transfer_hours", "recovery_hours", "interruptions"}
     assert set(opt["time"]["terms"]) == {"compute", "intra_node", "inter_node", "straggler", "data"}
     rec = wl["recommendation"]

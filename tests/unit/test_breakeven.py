@@ -142,8 +142,10 @@ def test_many_schedules_roots_mostly_without_bisection(tmp_path: Path, monkeypat
     roots = _roots(path)
     assert roots > 30  # 41 break-evens and flips
     # interruptions add lost work to the run, which moves the calendar's jumps off the listed
-    # breakpoints: those brackets are finished by bisection (6 of 41 here; 0 without interruptions)
-    assert bisections[0] <= roots // 4, (bisections[0], roots)
+    # breakpoints: those brackets are finished by bisection (10 of 39 here; 0 without interruptions --
+    # input-bound containers now keep a stretch a little above 1, issue 24's smooth input waits, where
+    # the first model clamped it to exactly 1)
+    assert bisections[0] <= roots // 3, (bisections[0], roots)
 
 
 def test_compare_loads_no_root_finder() -> None:

@@ -28,7 +28,7 @@ links:
 offers:
   - {{id: ct-core, gpu: ascend-910b, mode: container, site: idc-core, price: {{amount: 10, per: gpu-hour}}}}
   - {{id: bm-remote, gpu: ascend-910b, mode: bare-metal, site: idc-remote, price: {{amount: 180, per: gpu-day}},
-     min_term: 30d, network: {{gbps: 200, rdma: roce}}}}
+     min_term: 30d, network: {{gbps: 1600, rdma: roce}}}}
 workloads:
   - {{id: pretrain, kind: training, gpu: ascend-910b, gpus: 16, hours_per_day: 20, duration: 60d,
      data: {{size_gb: 50000, site: idc-core, moves: {moves}}}, checkpoint_interval: 2h}}
@@ -65,11 +65,11 @@ def test_article_data_moved_once_bare_metal_wins_back(tmp_path) -> None:  # type
 
 
 def test_transfer_uses_the_slower_of_route_and_node_network() -> None:
-    text = ARTICLE.format(moves="daily").replace("gbps: 1,", "gbps: 400,")
+    text = ARTICLE.format(moves="daily").replace("gbps: 1,", "gbps: 2000,")
     s = scenario_from_text(text, catalog=CAT)
     w = s.workloads[0]
     tr = transfer(w, s.offer("bm-remote"), s, 60)
-    assert tr.gbps == 200 and tr.moves == 60 and tr.path == ("idc-core", "idc-remote")
+    assert tr.gbps == 1600 and tr.moves == 60 and tr.path == ("idc-core", "idc-remote")
 
 
 def test_routes_multi_hop_and_one_way() -> None:

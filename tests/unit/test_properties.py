@@ -20,6 +20,7 @@ currency: CNY
 team: {{engineer_hour_cost: 120}}
 offers:
   - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: {bm_price}, per: gpu-day}}, min_term: {term}d,
+     network: {{gbps: 3200, rdma: infiniband}},  # the full fabric: the reference (an offer's own network counts)
      interruptions_per_gpu_day: 0}}  # repair waits past the last day would bill more lease (test_delays)
   - {{id: ct, gpu: h100-sxm, mode: container, price: {{amount: {ct_price}, per: gpu-hour}}}}
 workloads:

@@ -39,8 +39,8 @@ days_per_month: {dpm}
 team: {{engineer_hour_cost: {eng}}}
 offers:
   - {{id: bm, gpu: h100-sxm, mode: bare-metal, price: {{amount: {bm_price}, per: {bm_per}}}, lease_unit: {unit},
-     min_term: {term_days}d, setup: {setup_h}h, ops: {ops_h}h/{ops_per}, rdma: infiniband,
-     interruptions_per_gpu_day: 0}}
+     min_term: {term_days}d, setup: {setup_h}h, ops: {ops_h}h/{ops_per},
+     network: {{gbps: 3200, rdma: infiniband}}, interruptions_per_gpu_day: 0}}
   - {{id: ct, gpu: h100-sxm, mode: container, price: {{amount: {ct_price}, per: gpu-hour}},
      ops: {ct_ops_h}h/node-month}}
 workloads:
@@ -79,7 +79,9 @@ def test_one_workload_costs_the_same_in_compare_and_plan(o: dict, gpus: int, hou
     bm = option_cost(w, scen.offer("bm"), scen, CAT)
     ct = option_cost(w, scen.offer("ct"), scen, CAT)
     pool = api.plan(scen, catalog=CAT).pools[0]
-    assert bm.slowdown.total == pytest.approx(1.0)  # dedicated bare metal is the reference
+    # dedicated bare metal on the full fabric (8 x 400G InfiniBand) is the reference (issue 24: an offer's
+    # own network counts, and plan does not yet stretch the lease's work by it -- see notes-timemodel)
+    assert bm.slowdown.total == pytest.approx(1.0)
     assert pool.all_bare_metal_per_month == pytest.approx(bm.per_month, rel=1e-9)
     assert pool.all_container_per_month == pytest.approx(ct.per_month, rel=1e-9)
     # both divide the same totals by the same horizon

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from web_inputs import SEED, write_nvsmi, write_trace
 
 from gpuplan.cli import main
@@ -98,6 +99,9 @@ def test_chinese_output_has_no_untranslated_words(tmp_path: Path, monkeypatch: p
         except AssertionError:
             continue  # an example this command does not take (e.g. plan of a scenario with several GPUs)
         ids = strings(doc) | {Path(a).name for a in args} | {Path(a).stem for a in args}
+        if args[0].endswith(".yaml"):  # the scenario's own offer and workload ids, which prose may name
+            raw = yaml.safe_load(Path(args[0]).read_text(encoding="utf-8"))
+            ids |= {str(x["id"]) for key in ("offers", "workloads") for x in raw.get(key) or [] if "id" in x}
         for fmt in ("table", "markdown"):
             bad = untranslated(capture(cmd, *args, "--lang", "zh", "-o", fmt), ids)
             if bad:

@@ -52,16 +52,28 @@ class TimeTerms(Record):
 
 class GpuSpeed(Record):
     factor: float = Field(description="Time on this offer's GPU over time on the workload's first GPU.")
-    source: Literal["same-gpu", "measured", "roofline:bf16", "roofline:inference", "unknown"] = Field(
-        description="Where the factor came from: the workload's `speed:`, or a roofline estimate.")
+    source: str = Field(
+        pattern=r"^(same-gpu|measured|roofline:bf16|roofline:inference|unknown|benchmark:[a-z0-9.-]+)$",
+        description="Where the factor came from: the workload's `speed:`, a published benchmark ratio "
+        "from the catalog (`benchmark:<id>`, its source in defaults.yaml `gpu_speed`), or a roofline estimate.")
 
 
 class OptionTime(Record):
-    wall_hours: float
+    run_hours: float = Field(description="Hours the work runs on this offer (per GPU): the workload's hours "
+                             "on its first GPU x gpu_speed.factor x slowdown x the rework of interruptions.")
+    wall_hours: float = Field(description="Calendar hours: run_hours spread over the workload's hours a day "
+                              "and days a week, plus setup, recovery and transfer.")
+    wall_hours_range: list[float] = Field(min_length=2, max_length=2,
+                                          description="[low, high] wall hours at the ends of slowdown_range.")
     gpu_hours_used: float
     gpu_hours_paid: float
-    slowdown: float = Field(description="Wall time on this offer over wall time on dedicated bare metal, "
-                            "at the middle of every range (1.10 = 10% slower).")
+    slowdown: float = Field(description="Time on this offer over time on the reference (slowdown_reference: "
+                            "the same GPU on ideal dedicated bare metal with a full fabric), at the middle "
+                            "of every range (1.10 = 10% slower).")
+    slowdown_range: list[float] = Field(min_length=2, max_length=2, description=(
+        "[low, high]: the slowdown at the ends of the overhead ranges and, for a container that states no "
+        "tenancy, from a dedicated node to a shared host; [slowdown, slowdown] where every input is one number."))
+    slowdown_reference: str = Field(description="The reference the slowdown is measured against, in words.")
     terms: TimeTerms
     bound: Bound = Field(description="What limits a step: compute, communication, or input data.")
     gpu_speed: GpuSpeed

@@ -25,7 +25,7 @@ from gpuplan.engines import breakeven
 from gpuplan.engines.cost import OptionCost, option_cost
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
-from gpuplan.models.perf import is_multi_node
+from gpuplan.models.perf import card_slice, is_multi_node
 
 PERF_EDGE = 0.05
 COST_EDGE = 0.05
@@ -128,8 +128,9 @@ def feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
     if o.mode == "bare-metal" and "elastic" in w.requires:
         return Note("infeasible_elastic")
     spec = cat.gpus.get(o.gpu)
-    if w.memory_gb is not None and spec is not None and w.memory_gb > spec.memory_gb:
-        return Note("infeasible_memory", {"need": w.memory_gb, "gpu": o.gpu, "have": spec.memory_gb})
+    have = spec.memory_gb * card_slice(w, o, cat)[1] if spec is not None else 0.0  # a shared card: its slice
+    if w.memory_gb is not None and spec is not None and w.memory_gb > have:
+        return Note("infeasible_memory", {"need": w.memory_gb, "gpu": o.gpu, "have": have})
     return None
 
 
@@ -192,12 +193,18 @@ def _dimensions(w: Workload, best_ct: OptionResult | None, best_bm: OptionResult
     else:
         sc, sb = best_ct.cost.slowdown, best_bm.cost.slowdown
         gap = sc.total * sc.gpu_speed_factor / (sb.total * sb.gpu_speed_factor) - 1
+        # `gap`: the container's time over bare metal's - 1; `times`: the faster one's speed-up
         params = {"gap": gap, "inter": sc.interconnect, "strag": sc.straggler, "compute": sc.compute,
-                  "util": w.utilization, "threshold": threshold}
-        if w.utilization < threshold:
-            dims["performance"] = Dimension("neither", Note("d_perf_low_util", params))
+                  "util": w.utilization, "threshold": threshold,
+                  "times": 1 + gap if gap >= 0 else 1 / (1 + gap), "faster": 1 / (1 + gap) - 1}
+        big = "_x" if params["times"] >= 1.5 else ""  # "3.2x faster", "12% slower"
+        if gap < 0:  # the container's option runs faster (a faster GPU or fabric): never "-N% slower"
+            favors = "container" if -gap >= PERF_EDGE else "neither"
+            dims["performance"] = Dimension(favors, Note(f"d_perf_ct_faster{big}", params))
+        elif w.utilization < threshold:
+            dims["performance"] = Dimension("neither", Note(f"d_perf_low_util{big}", params))
         elif gap >= PERF_EDGE:
-            dims["performance"] = Dimension("bare-metal", Note("d_perf_bm", params))
+            dims["performance"] = Dimension("bare-metal", Note(f"d_perf_bm{big}", params))
         elif (best_bm.cost.interruptions.recovery_hours - best_ct.cost.interruptions.recovery_hours
               > RECOVERY_SHARE * max(best_bm.cost.wall_hours, 1.0)):
             # stability is also how long a run stands still: a lease without a spare waits for repair
@@ -384,7 +391,9 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         reasons.append(Note("r_only_mode", {"mode": winner.offer.mode}))
     perf = dims["performance"]
     if perf.favors == "bare-metal" and winner.offer.mode == "bare-metal":
-        reasons.append(Note("r_perf", {"gap": perf.reason.params["gap"]}))
+        times = perf.reason.params["times"]
+        reasons.append(Note("r_perf_x" if times >= 1.5 else "r_perf",
+                            {"gap": perf.reason.params["gap"], "times": times}))
     if winner.offer.mode == "bare-metal" and w.utilization < threshold:
         reasons.append(Note("r_low_util", {"util": w.utilization, "threshold": threshold}))
     if winner.offer.mode == "bare-metal" and winner.cost.idle > 0 and winner.cost.rental_mid:

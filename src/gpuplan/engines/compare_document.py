@@ -89,8 +89,13 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
                      "rental": round(float(c.rental_mid), 2), "ops": round(float(c.ops), 2),
                      "setup": round(float(c.setup), 2), "idle": round(float(c.idle), 2),
                      "transfer": round(float(c.transfer.cost), 2)},
-            "time": {"wall_hours": round(float(c.wall_hours), 2), "gpu_hours_used": round(float(c.gpu_hours_used), 2),
+            "time": {"run_hours": round(float(c.run_hours), 2),
+                     "wall_hours": round(float(c.wall_hours), 2),
+                     "wall_hours_range": [round(float(c.wall_hours_low), 2), round(float(c.wall_hours_high), 2)],
+                     "gpu_hours_used": round(float(c.gpu_hours_used), 2),
                      "gpu_hours_paid": round(float(c.gpu_hours_paid), 2), "slowdown": round(float(c.slowdown.total), 4),
+                     "slowdown_range": [round(float(c.slowdown.low), 4), round(float(c.slowdown.high), 4)],
+                     "slowdown_reference": c.slowdown.reference,
                      "terms": _terms(c.slowdown.terms),
                      "bound": c.slowdown.bound,
                      "gpu_speed": {"factor": round(float(c.slowdown.gpu_speed_factor), 4),
@@ -175,7 +180,15 @@ def _explain_slowdown(w: Any, o: Any, s: Any, lang: str) -> list[str]:
         lines.append(t("compare.explain_jitter_tail", lang, n=w.gpus, m=j.low, q=j.high, strag=tm.straggler))
     if s.data_wait > 0:
         lines.append(t("compare.explain_data", lang, d=s.data_wait, keep=1 - s.data_wait, platform=s.platform,
-                       total=s.total))
+                       total=s.total, k=s.data_sharpness))
+    why = ""
+    if o.overhead_alt is not None:
+        why += t("compare.explain_tenancy_range", lang)
+    if cm.network_assumed:
+        why += t("compare.explain_network_range", lang, gbps=cm.assumed_gbps_per_gpu)
+    ref = (t("compare.reference_multi", lang, nodes=cm.nodes, g=cm.gpus_per_node, bi=cm.b_intra_gbs,
+             gbps=cm.ref_gbps_per_gpu) if cm.nodes > 1 else t("compare.reference_one", lang, bi=cm.b_intra_gbs))
+    lines.append(t("compare.explain_reference", lang, ref=ref, lo=s.low, hi=s.high, why=why))
     if s.speed_source != "same-gpu":
         lines.append(t("compare.explain_speed", lang, factor=s.gpu_speed_factor, ref=w.gpus_allowed[0],
                        source=s.speed_source))

@@ -4,7 +4,8 @@ Time (per GPU, hours); a schedule starts on a Monday and works the first days_pe
 week (the same calendar `demand.from_schedules` lays out for `plan`):
     active_days  = 7-day weeks * days_per_week + min(rest of the duration in days, days_per_week)
     run_hours    = hours_per_day * active_days * s * g        (s: perf slowdown, g: GPU speed factor)
-    daily_run    = min(24, hours_per_day * s * g)             (slower work runs longer each day, up to 24 h)
+    daily_run    = min(24, hours_per_day * max(1, s * g))     (slower work runs longer each day, up to 24 h;
+                                                               faster work keeps the day and ends sooner)
     run_hours   x= k, the rework factor of interruptions (models.delays: lost work re-run, paid)
     calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed,
                    + a `once` data transfer (before the first step)
@@ -14,7 +15,8 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     wall_hours   = setup + calendar_h
 
 Money (low / mid / high from the price range), all from `gpuplan.models.tariff` (the one money model):
-    container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running)
+    container:   rental = gpus * run_hours * price_per_gpu_hour          (billed while running; a fraction
+                 of a shared card is billed as its slice: perf.card_slice, MIG rounded up to k/7)
                  ops    = container GPU-hours * the offer's ops per GPU-hour
     bare metal:  lease_hours = max(setup + max(duration, calendar_h), min_term)  (paid from hand-over, idle or not)
                  billed_gpus = gpus, or whole nodes * gpus_per_node when lease_unit is node
@@ -23,6 +25,9 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
     transfer = moves x GB x the route's cost per GB (data to an offer at another site)
     total  = rental + ops + setup + transfer
+    total_low / total_high = the price range's low / high end with the run (container) or the lease
+                (bare metal) at the slowdown range's low / high end (`perf.slowdown`: overhead ranges, an
+                unknown tenancy or network); wall_hours_low / high likewise
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
     per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
                 (the calendar time of the work as scheduled, never a span the slowdown stretched;
@@ -41,7 +46,7 @@ from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
-from gpuplan.models.perf import Slowdown, slowdown
+from gpuplan.models.perf import Slowdown, card_slice, slowdown
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
 
@@ -75,6 +80,9 @@ class OptionCost:
     days_after_work: float
     transfer: Transfer = NO_TRANSFER
     interruptions: Interruptions = Interruptions(0.0, 0.0, 0.0)
+    wall_hours_low: float = 0.0  # wall hours at the low / high end of the slowdown range
+    wall_hours_high: float = 0.0
+    run_hours_dedicated: float = 0.0  # the work's hours on its first GPU's reference (per GPU)
 
 
 def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
@@ -137,47 +145,70 @@ def option_cost(
     h = workload.hours_per_day if hours_per_day is None else hours_per_day
     duration = workload.duration_hours if duration_hours is None else duration_hours
     sd = _slowdown(workload, offer, catalog)
-    stretch = sd.total * sd.gpu_speed_factor
     dpw = workload.days_per_week
     active = active_days(duration, dpw)
-    intr = interruptions(workload, offer, h * active * stretch)
-    stretch *= rework_factor(workload, offer)  # lost work is re-run: more running hours, paid like any other
-    run_hours = h * active * stretch
-    daily_run = min(24.0, h * stretch)
-    calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
     tr = transfer(workload, offer, scenario, active)
     once = tr.hours if workload.data is not None and workload.data.moves == "once" else 0.0
-    spread = intr.recovery_hours + tr.hours - once
-    slack = (24.0 - daily_run) * run_hours / daily_run if run_hours > 0 else 0.0
-    calendar_hours += once + max(0.0, spread - slack)
+    rework = rework_factor(workload, offer)  # lost work is re-run: more running hours, paid like any other
+
+    def timing(stretch: float) -> tuple[float, float, Interruptions]:
+        """(run hours, calendar hours, interruptions) of the work stretched by `stretch`."""
+        intr = interruptions(workload, offer, h * active * stretch)
+        stretch *= rework
+        run_hours = h * active * stretch
+        daily_run = min(24.0, h * max(1.0, stretch))
+        calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
+        spread = intr.recovery_hours + tr.hours - once
+        slack = (24.0 - daily_run) * run_hours / daily_run if run_hours > 0 else 0.0
+        calendar_hours += once + max(0.0, spread - slack)
+        return run_hours, calendar_hours, intr
+
+    run_hours, calendar_hours, intr = timing(sd.total * sd.gpu_speed_factor)
     wall_hours = offer.setup_hours + calendar_hours
+    if sd.low != sd.total or sd.high != sd.total:
+        run_lo, cal_lo, _ = timing(sd.low * sd.gpu_speed_factor)
+        run_hi, cal_hi, _ = timing(sd.high * sd.gpu_speed_factor)
+    else:
+        run_lo = run_hi = run_hours
+        cal_lo = cal_hi = calendar_hours
 
     g = workload.gpus
+    gf = g * card_slice(workload, offer, catalog)[0]  # cards billed: a shared card's slice (issue 24)
     price = offer.price_per_gpu_hour.scale(price_factor) if price_factor != 1.0 else offer.price_per_gpu_hour
     tariff = _tariff(offer, scenario)  # billing rules, ops and setup; the (scaled) price enters below
     nodes = nodes_for(g, offer.gpus_per_node)
-    used = g * run_hours
+    used = gf * run_hours
     busy = used * workload.utilization
     if offer.mode == "container":
         billed = g
         lease_hours = 0.0
         paid = used
+        paid_lo, paid_hi = gf * run_lo, gf * run_hi
         days_after = 0.0
         ops_hours = tariff.container_ops_hours(paid)
         ops = tariff.container_ops(paid)
+        ops_lo, ops_hi = tariff.container_ops(paid_lo), tariff.container_ops(paid_hi)
     else:
         billed = tariff.billed_gpus(g)
         # the lease covers the schedule as written (its days off included) or the slower run, if longer
         scheduled = max(duration, calendar_hours)
         lease_hours = tariff.lease_hours(scheduled, project=True)
         paid = billed * lease_hours
+        lease_lo = tariff.lease_hours(max(duration, cal_lo), project=True)
+        lease_hi = tariff.lease_hours(max(duration, cal_hi), project=True)
+        paid_lo, paid_hi = billed * lease_lo, billed * lease_hi
         days_after = (lease_hours - offer.setup_hours - scheduled) / 24  # paid only because of the term
         ops_hours = tariff.lease_ops_hours(g, lease_hours)
         ops = tariff.lease_ops(g, lease_hours)
+        ops_lo, ops_hi = tariff.lease_ops(g, lease_lo), tariff.lease_ops(g, lease_hi)
     setup = tariff.setup_cost
     r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
     total_mid = r_mid + ops + setup + tr.cost
+    # the low / high ends: the price range's ends at the slowdown range's ends (an unknown tenancy,
+    # overhead ranges); equal to the price's ends alone where the slowdown is one number
+    total_low = min(paid_lo * price.low + ops_lo, r_low + ops) + setup + tr.cost
+    total_high = max(paid_hi * price.high + ops_hi, r_high + ops) + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
                                  scenario.days_per_month)
     return OptionCost(
@@ -200,14 +231,17 @@ def option_cost(
         ops_hours=ops_hours,
         setup=setup,
         idle=idle,
-        total_low=r_low + ops + setup + tr.cost,
+        total_low=total_low,
         total_mid=total_mid,
-        total_high=r_high + ops + setup + tr.cost,
+        total_high=total_high,
         per_month=per_month,
         decision=total_mid + scenario.team.researcher_hour_cost * wall_hours,
         days_after_work=days_after,
         transfer=tr,
         interruptions=intr,
+        wall_hours_low=offer.setup_hours + cal_lo,
+        wall_hours_high=offer.setup_hours + cal_hi,
+        run_hours_dedicated=h * active,
     )
 
 
@@ -243,6 +277,7 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     moves_once = d is not None and d.moves == "once"
     setup_hours = offer.setup_hours
     g = workload.gpus
+    gf = g * card_slice(workload, offer, catalog)[0]
     mid = offer.price_per_gpu_hour.mid
     tariff = _tariff(offer, scenario)
     setup = tariff.setup_cost
@@ -271,7 +306,7 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             active = weeks * dpw + (float_dpw if float_dpw < part else part)
         recovery = rate_g * (h * active * stretch0) / 24 * each_recovery
         run_hours = h * active * stretch
-        daily_run = h * stretch
+        daily_run = h * (stretch if stretch > 1.0 else 1.0)
         daily_run = daily_run if daily_run < 24.0 else 24.0
         if run_hours > 0:
             working = run_hours / daily_run
@@ -297,7 +332,7 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             calendar_hours += 0.0 + (late if late > 0.0 else 0.0)
         wall_hours = setup_hours + calendar_hours
         if container:
-            paid = g * run_hours
+            paid = gf * run_hours
             ops = paid * ops_per_gpu_hour
         else:
             lease_hours = setup_hours + (calendar_hours if calendar_hours > duration else duration)

@@ -76,7 +76,10 @@ def gpu_choice_text(c: Any, currency: str, lang: str) -> str | None:
     """Why a workload that lists several GPUs runs on the one chosen (`GpuChoice`; None for one GPU)."""
     if c is None or not c.moved:
         return None
-    source = t("plan.speed_" + c.speed_source.replace(":", "_").replace("-", "_"), lang)
+    if c.speed_source.startswith("benchmark:"):  # a published ratio from the catalog's gpu_speed (issue 24)
+        source = t("plan.speed_benchmark", lang, id=c.speed_source.split(":", 1)[1])
+    else:
+        source = t("plan.speed_" + c.speed_source.replace(":", "_").replace("-", "_"), lang)
     if len(c.costs) < 2:
         return t("plan.gpu_only", lang, gpu=c.gpu, gpus=", ".join(c.listed), speed=c.speed, first=c.first,
                  source=source)

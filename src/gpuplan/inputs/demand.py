@@ -107,7 +107,7 @@ def workload_curve(w: Workload, hours: int) -> np.ndarray:
     n_days = math.ceil(hours / 24)
     days = np.arange(n_days)
     active_day = (days % 7) < w.days_per_week
-    curve = (active_day[:, None] * prof[None, :]).reshape(-1)[:hours] * w.gpus
+    curve = (active_day[:, None] * prof[None, :]).reshape(-1)[:hours] * w.cards  # a shared card's slice
     # the workload ends after its duration (a partial last day counts its covered part)
     end = w.duration_hours
     t = np.arange(hours, dtype=np.float64)

@@ -46,7 +46,8 @@ from gpuplan.inputs.units import UnitError, parse_duration, parse_ops, per_gpu_h
 from gpuplan.lazy import yaml, yaml_safe_loader
 
 HINTS = {
-    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1.",
+    "gpus": "gpus is the total number of cards the workload uses, a whole number >= 1, or a fraction of one "
+            "card below 1 (0.5, 0.25) for work that shares a card (an offer's `sharing: mig | mps | time-slicing`).",
     "hours_per_day": "hours_per_day is how many hours a day the workload runs, in (0, 24].",
     "days_per_week": "days_per_week is a whole number from 1 to 7.",
     "utilization": "utilization is the share of running time the GPUs do work, in (0, 1]; `gpuplan audit` measures it.",
@@ -599,6 +600,12 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     rdma = raw.rdma if raw.rdma is not None else (net.rdma if net else None)
     nic = pick("network.nic", net.nic if net else None, cat.defaults["nic_defaults"][platform][tenancy])
     overhead = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, tenancy, nic, cat, loc8, used)
+    overhead_alt = None
+    if platform == "container" and raw.tenancy is None and tenancy != "dedicated":
+        # unknown tenancy: priced over the range from a dedicated node to the default shared host
+        alt_nic = net.nic if net and net.nic else cat.defaults["nic_defaults"][platform]["dedicated"]
+        overhead_alt = _resolve_overhead(raw.overhead, ("offers", i, "overhead"), platform, "dedicated", alt_nic,
+                                         cat, loc8, [])
     # The mode says how the platform behaves; billing follows the price: a VM priced by the hour with no
     # term of a day or more is elastic like a container, one leased by the day or month is a lease.
     billing: Mode = "container" if platform == "container" else "bare-metal"
@@ -664,6 +671,8 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         as_of=raw.as_of,
         defaults_used=tuple(used),
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
+        overhead_alt=overhead_alt,
+        sharing=raw.sharing,
     )
 
 
@@ -770,7 +779,8 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple
         id=w.id,
         kind=w.kind,
         gpus_allowed=gpus_allowed,
-        gpus=w.gpus,
+        gpus=max(1, int(w.gpus)),
+        share=float(w.gpus) if w.gpus < 1 else 1.0,
         hours_per_day=float(w.hours_per_day),
         days_per_week=w.days_per_week,
         duration_hours=duration,

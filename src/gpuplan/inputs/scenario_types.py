@@ -158,6 +158,7 @@ class OfferIn(_Strict):
     support: SupportIn | None = None
     spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
     interruptions_per_gpu_day: NonNeg | None = None
+    sharing: Literal["mig", "mps", "time-slicing"] | None = None  # how a card is split among fractional work
     source: str | None = None
     as_of: str | None = None
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
@@ -187,7 +188,8 @@ class WorkloadIn(_Strict):
     id: Name
     kind: Kind
     gpu: Name | list[Name]
-    gpus: Annotated[int, Field(ge=1, le=MAX_WORKLOAD_GPUS)]
+    # whole cards, or a fraction of one card (0.5, 0.25) for work that shares it (issue 24)
+    gpus: Annotated[float, Field(gt=0, le=MAX_WORKLOAD_GPUS)]
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
     days_per_week: Annotated[int, Field(ge=1, le=7)] = 7
     duration: str
@@ -204,6 +206,13 @@ class WorkloadIn(_Strict):
     start: date | None = None
     once: bool = False
     service: ServiceIn | None = None
+
+    @field_validator("gpus")
+    @classmethod
+    def _whole_or_fraction(cls, v: float) -> float:
+        if v >= 1 and v != int(v):
+            raise ValueError(f"must be a whole number >= 1, or a fraction of one card below 1, got {v}")
+        return v
 
     @field_validator("window")
     @classmethod
@@ -312,6 +321,10 @@ class Offer:
     interruptions_per_gpu_day: float = 0.0
     recovery_hours: float = 0.0  # one interruption's recovery wait (support, repair, spare or reschedule)
     terms: tuple[LeaseTerm, ...] = ()  # the vendor's lease terms, when given (`gpuplan commit`)
+    # a container that states no tenancy: the dedicated figures, the favourable end of its slowdown
+    # range (`overhead` holds the default, shared-host figures; `perf.slowdown` prices both)
+    overhead_alt: Overhead | None = None
+    sharing: str | None = None  # mig | mps | time-slicing: how fractional work shares a card (issue 24)
 
 
 @dataclass(frozen=True)
@@ -337,6 +350,13 @@ class Workload:
     start_hours: float = 0.0  # hours from the scenario's start to the workload's (`start:`)
     once: bool = False  # runs once, from its start, for its duration (else an ongoing schedule)
     service: Service | None = None  # an inference service sized by load
+
+    share: float = 1.0  # a fraction of one card (`gpus: 0.5`; then gpus is 1), else 1
+
+    @property
+    def cards(self) -> float:
+        """The cards' worth of work: gpus x share (0.5 for half a card)."""
+        return self.gpus * self.share
 
     @property
     def end_hours(self) -> float:

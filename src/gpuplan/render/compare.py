@@ -95,6 +95,13 @@ def _mode(option: Any, lang: str) -> str:
     return t("compare.mode_vm", lang) if option.platform == "vm" else t(f"compare.mode_{option.mode}", lang)
 
 
+def _rec_mode(wl: Any, lang: str) -> str:
+    """The recommended option's label, as its table row shows it (a VM says VM)."""
+    rec = wl.recommendation
+    row = next((r for r in wl.options if r.offer == rec.offer), None)
+    return _mode(row, lang) if row is not None else t(f"compare.mode_{rec.mode}", lang)
+
+
 DETAILS_AT_MOST = 200
 """Workloads up to which the table shows each one's options and reasons without `--details`; past it,
 one summary table (a row a workload) and a line saying how to see the details. An assumption about
@@ -144,7 +151,7 @@ def _summary_table(doc: CompareDoc, lang: str, width: int, paint: Painter) -> li
         rows.append([
             wl.id, f"{wl.gpus} × {'/'.join(wl.gpu)}",
             rec.offer if rec else t("compare.no_verdict_short", lang),
-            t(f"compare.mode_{rec.mode}", lang) if rec else "",
+            _rec_mode(wl, lang) if rec else "",
             _money(chosen.cost.total) if chosen else "", _money(chosen.cost.per_month) if chosen else "",
             f"{be:.1f}" if be is not None else "–",
         ])
@@ -177,7 +184,7 @@ def _workload_lines(wl: CompareWorkload, lang: str, width: int, paint: Painter, 
         say(("  ", None), (f"{t('compare.verdict', lang)}:", "bold red"), (f" {t('compare.no_verdict', lang)}", None))
     else:
         say(("  ", None), (f"{t('compare.verdict', lang)}:", "bold"), (" ", None), (rec.offer, "bold green"),
-            (f" ({t(f'compare.mode_{rec.mode}', lang)})", None))
+            (f" ({_rec_mode(wl, lang)})", None))
         for reason in rec.reasons:
             say((f"    • {reason}", None))
         say(("  ", None), (f"{t('compare.dimensions', lang)}:", "bold"))
@@ -224,7 +231,7 @@ def compare_markdown(doc: CompareDoc, lang: str, scenario: str | None = None) ->
                 t("compare.yes" if r.feasible else "compare.no", lang)]) + " |")
         lines.append("")
         if rec:
-            lines.append(f"**{t('compare.verdict', lang)}:** {rec.offer} ({t(f'compare.mode_{rec.mode}', lang)})")
+            lines.append(f"**{t('compare.verdict', lang)}:** {rec.offer} ({_rec_mode(wl, lang)})")
             lines.append("")
             lines += [f"- {reason}" for reason in rec.reasons]
             lines += ["", f"**{t('compare.dimensions', lang)}:**", ""]

@@ -37,6 +37,12 @@ def dumps(data: Any) -> bytes:
     return bytes(orjson.dumps(data, default=_default, option=_options()))
 
 
+def dumps_compact(data: Any) -> bytes:
+    """`data` as compact JSON (UTF-8): the web's answers, with the same values as `dumps`."""
+    return bytes(orjson.dumps(data, default=_default,
+                              option=int(orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)))
+
+
 def dumps_text(data: Any) -> str:
     """`dumps(data)` as text."""
     return dumps(data).decode("utf-8")

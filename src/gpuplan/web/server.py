@@ -1,11 +1,63 @@
-"""Running the app under uvicorn: one process, or `--workers N` processes sharing one listening socket."""
+"""Running the app under uvicorn: one process, or `--workers N` processes sharing one listening socket.
+
+The connection's edge (the request's is `gpuplan.web.edge`): at most `max_connections` open connections
+(uvicorn's `limit_concurrency`: past it, 503), an idle keep-alive connection closed after
+`KEEP_ALIVE_S`, and a request whose headers have not all arrived `HEADER_TIMEOUT_S` after its first byte
+(or after the connection opened) closed: 200 clients dribbling a byte a second hold nothing for long.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
+import sys
 from typing import Any, TypedDict
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+HEADER_TIMEOUT_S = 10.0
+KEEP_ALIVE_S = 5
+MAX_CONNECTIONS = 256
+log = logging.getLogger("gpuplan.web")
+
+
+class EdgeProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline on a request's headers."""
+
+    _deadline: Any = None
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            log.info("closing a connection whose request headers took over %g s", HEADER_TIMEOUT_S)
+            self.transport.close()
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
 
 
 class _UvicornOptions(TypedDict):
@@ -14,30 +66,50 @@ class _UvicornOptions(TypedDict):
     log_level: str
     access_log: bool
     backlog: int
+    http: type[HttpToolsProtocol]
+    timeout_keep_alive: int
+    limit_concurrency: int
+    server_header: bool
 
 
-UVICORN: _UvicornOptions = {"log_level": "warning", "access_log": False, "backlog": 1024}
+def options(max_connections: int = MAX_CONNECTIONS) -> _UvicornOptions:
+    """Access logging is off (one line per request costs as much as a small request); warnings and errors
+    are still logged."""
+    return {"log_level": "warning", "access_log": False, "backlog": 1024, "http": EdgeProtocol,
+            "timeout_keep_alive": KEEP_ALIVE_S, "limit_concurrency": max_connections, "server_header": False}
 
 
-def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: Any = None) -> None:
-    """Serve `create_app(**config)` until interrupted. Access logging is off (one line per request costs as
-    much as a small request); warnings and errors are still logged. `app`: the one-process app, if already
-    built from `config`."""
+def _workers_spawn_cleanly() -> None:
+    """The heavy workers are spawned interpreters (`gpuplan.web.worker`); multiprocessing re-imports the
+    parent's `__main__` in each unless it is a package's `__main__`. Under the `gpuplan` script that would be
+    the whole CLI: name it as `python -m gpuplan` does."""
+    main = sys.modules.get("__main__")
+    if main is not None and getattr(main, "__spec__", None) is None:
+        from importlib.machinery import ModuleSpec
+
+        main.__spec__ = ModuleSpec("gpuplan.__main__", None)
+
+
+def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: Any = None,
+        max_connections: int = MAX_CONNECTIONS) -> None:
+    """Serve `create_app(**config)` until interrupted. `app`: the one-process app, if already built from
+    `config`. `max_connections` is per process."""
     import uvicorn
 
-    from gpuplan.web.app import CONFIG_ENV, create_app, warm_up
+    from gpuplan.web.app import CONFIG_ENV, create_app, freeze_heap, warm_up
 
+    _workers_spawn_cleanly()
     if workers <= 1:
         web = app if app is not None else create_app(**config)
         warm_up(web)
         freeze_heap()
-        uvicorn.run(web, host=host, port=port, **UVICORN)
+        uvicorn.run(web, host=host, port=port, **options(max_connections))
         return
     from uvicorn.supervisors import Multiprocess
 
     os.environ[CONFIG_ENV] = json.dumps(config)  # each worker is a fresh interpreter: it rebuilds the app
     cfg = uvicorn.Config("gpuplan.web.app:app_from_env", factory=True, workers=workers, host=host, port=port,
-                         **UVICORN)
+                         **options(max_connections))
     sock = cfg.bind_socket()
     # uvicorn creates this socket with protocol 0, so asyncio does not turn on TCP_NODELAY for the connections
     # accepted from it, and a response written in two parts (head, body) then waits for the client's delayed
@@ -45,13 +117,3 @@ def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: 
     if sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(cfg, sockets=[sock]).run()
-
-
-def freeze_heap() -> None:
-    """Move everything built at start-up (modules, the catalog, the app: ~100k objects) out of the garbage
-    collector's view. A full collection otherwise walks them all, ~40 ms during which every request in
-    flight waits; with them frozen it only walks what requests leave behind."""
-    import gc
-
-    gc.collect()
-    gc.freeze()

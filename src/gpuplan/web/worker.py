@@ -1,11 +1,11 @@
-"""Heavy web requests (plan, simulate, audit, the plan report) run in worker processes, through `gpuplan.api`.
+"""Heavy web requests (plan, simulate, audit, export, commit, their reports) run in worker processes,
+through `gpuplan.api`.
 
 Each request becomes a typed call (a frozen dataclass below, pickled; never a command line) that a
-worker runs in-process with the api. Workers are child processes started with a fixed command line
-(`python -m gpuplan.web.worker`) that live across requests and answer one call at a time over their
-stdin/stdout pipes (8-byte length + pickle, both ends ours). Why processes and not threads: a call that
-runs past the time limit is stopped by killing its worker (a thread cannot be stopped), and each worker
-has its own memory bound (`RLIMIT_DATA`). The pool replaces killed or failed workers on the next call.
+worker runs in-process with the api. The workers are pebble's `ProcessPool` (spawned interpreters that
+live across requests): a call past its time limit is stopped by pebble killing its worker (a thread
+cannot be stopped), and each worker has its own memory bound (`RLIMIT_DATA`, set by the pool's
+initializer). Pebble replaces a killed or crashed worker by itself.
 
 Uploads are written into a private temporary folder per call, each in its own generated folder
 (`upload-0/`, `upload-1/`, ...) under its client name reduced to one safe path component: the name is a
@@ -15,20 +15,13 @@ path is ours. Every answer and error maps those paths back to the labels.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import pickle
+import logging
 import re
-import struct
-import subprocess
-import sys
-import threading
-import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
@@ -241,238 +234,99 @@ def error_body(error: str, message: str, *, hint: str | None = None, field: str 
     return dumps({"error": error, "message": message, "file": None, "line": None, "field": field, "hint": hint})
 
 
-def handle(call: Call, memory_bytes: int) -> tuple[int, bytes, bool]:
-    """Run one call: (status, body, whether this worker should retire). Input errors are the CLI's
-    `GpuplanError.to_dict()` (400 for a usage error, else 422); running out of memory is a 503."""
+def handle(call: Call, memory_bytes: int = 0) -> Reply:
+    """Run one call in this process: (status, body). The web's one error mapping (`gpuplan.web.errors`), on
+    this side of the pipe: input errors are the CLI's `GpuplanError.to_dict()` (400 for a usage error, else
+    422); running out of memory is a 503; anything else is a bug, a 500 "internal error" and one log line."""
     import tempfile
-    import traceback
 
     from gpuplan.errors import GpuplanError, UsageError
+    from gpuplan.web.errors import INTERNAL, internal
 
     with tempfile.TemporaryDirectory(prefix="gpuplan-web-") as tmp:
         inputs = Inputs(Path(tmp))
         try:
             out = call.run(inputs)
-            return 200, out.encode() if isinstance(out, str) else dumps(out), False
+            return 200, out.encode() if isinstance(out, str) else dumps(out)
         except GpuplanError as exc:
-            return (400 if isinstance(exc, UsageError) else 422), dumps(inputs.unlabel(exc.to_dict())), False
+            return (400 if isinstance(exc, UsageError) else 422), dumps(inputs.unlabel(exc.to_dict()))
         except MemoryError:
-            # the heap may be fragmented or half-freed: answer, then let a fresh worker take over
             limit = f"{memory_bytes / 2**20:g} MiB" if memory_bytes > 0 else "the machine's"
             return 503, error_body("memory", f"the request needed more memory than this server allows ({limit})",
-                                   hint="use a smaller input here, or run the command line."), True
-        except RecursionError:
-            return 422, error_body("input", "the input is nested too deeply"), False
-        except (ValueError, TypeError, KeyError, IndexError, ArithmeticError, AttributeError) as exc:
-            traceback.print_exc()
-            return 422, error_body(
-                "input", inputs.label(f"this input could not be processed: {type(exc).__name__}: {exc}"),
-                hint="check the values; if they look right, please report it with the input."), False
-        except Exception as exc:  # an internal error: logged (stderr is the server's), answered plainly
-            traceback.print_exc()
-            return 500, error_body("internal", inputs.label(f"internal error: {type(exc).__name__}: {exc}"),
-                                   hint="please report it (the server log has the traceback)."), True
-
-
-# --- the wire --------------------------------------------------------------------------------------
-
-_LEN = struct.Struct(">Q")
-
-
-def _send(stream: IO[bytes], obj: object) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_LEN.pack(len(data)) + data)
-    stream.flush()
-
-
-def _recv(stream: IO[bytes]) -> Any:
-    """The next object, or None at the end of the stream."""
-    head = stream.read(_LEN.size)
-    if len(head) < _LEN.size:
-        return None
-    (n,) = _LEN.unpack(head)
-    data = stream.read(n)
-    if len(data) < n:
-        return None
-    return pickle.loads(data)  # noqa: S301 - both ends of this pipe are this module
-
-
-@dataclass(frozen=True)
-class _Init:
-    memory_bytes: int
-
-
-def main() -> None:
-    """A worker: read calls from stdin, answer on the original stdout, until stdin closes."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the server's terminal is the server's to handle
-    requests = sys.stdin.buffer
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # a stray print() in an engine must not corrupt the answers
-    sys.stdout = sys.stderr
-    init = _recv(requests)
-    if not isinstance(init, _Init):
-        return
-    if init.memory_bytes > 0:
-        import resource
-
-        # RLIMIT_DATA counts what a call can fill (heap, anonymous mappings: numpy and polars buffers),
-        # not address space merely reserved (shared libraries, thread stacks, malloc arenas), which
-        # grows with the number of cores and would make RLIMIT_AS refuse idle workers on a big machine.
-        resource.setrlimit(resource.RLIMIT_DATA, (init.memory_bytes, init.memory_bytes))
-    while True:
-        call = _recv(requests)
-        if call is None:
-            return
-        status, body, retire = handle(call, init.memory_bytes)
-        _send(answers, (status, body, retire))
-        if retire:
-            return
+                                   hint="use a smaller input here, or run the command line.")
+        except RecursionError:  # a reader handed a structure nested past Python's stack: the input's depth
+            return 422, error_body("input", "the input is nested too deeply")
+        except Exception as exc:
+            internal(type(call).__name__, exc)
+            return 500, dumps(INTERNAL)
 
 
 # --- the pool (server side) ---------------------------------------------------------------------------
 
 
-class _Worker:
-    def __init__(self, memory_bytes: int) -> None:
-        env = dict(os.environ)
-        # the worker imports the same gpuplan as the server, wherever it was imported from
-        src = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
-        self.proc = subprocess.Popen(  # noqa: S603 - a fixed command line; requests travel as pickles
-            [sys.executable, "-m", "gpuplan.web.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            env=env, close_fds=True)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
-        _send(self.stdin, _Init(memory_bytes))
+def _limit_memory(memory_bytes: int) -> None:
+    """A worker's initializer: bound what its calls can fill. RLIMIT_DATA counts heap and anonymous mappings
+    (numpy and polars buffers), not address space merely reserved (shared libraries, thread stacks, malloc
+    arenas), which grows with the number of cores and would make RLIMIT_AS refuse idle workers."""
+    import signal
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the server's terminal is the server's to handle
+    logging.basicConfig(level=logging.WARNING, format="gpuplan worker: %(levelname)s %(message)s")
+    if memory_bytes > 0:
+        import resource
 
-    def call(self, call: Call) -> tuple[int, bytes, bool]:
-        _send(self.stdin, call)
-        reply = _recv(self.stdout)
-        if reply is None:
-            raise EOFError("the worker stopped")
-        status, body, retire = reply
-        return int(status), bytes(body), bool(retire)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-
-    def close(self) -> None:
-        """Kill and reap (only from the thread that talks to it, or once nothing does)."""
-        self.kill()
-        self.proc.wait()
-        for stream in (self.stdin, self.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()
-
-
-class Job:
-    """One call handed to the pool; `future` gives its reply."""
-
-    def __init__(self, call: Call) -> None:
-        self.call = call
-        self.lock = threading.Lock()
-        self.worker: _Worker | None = None
-        self.abandoned = False
-        self.future: Future[Reply] = Future()
-
-
-def _kill_all(workers: set[_Worker]) -> None:
-    for w in list(workers):
-        w.kill()
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
 class HeavyPool:
-    """At most `size` calls at a time, each in a worker process; more wait their turn."""
+    """At most `size` calls at a time, each in a worker process of a pebble `ProcessPool` (started on first
+    use); more wait their turn. `submit` gives a future of the (status, body) reply; cancelling it stops
+    the call, killing its worker if it runs. Pebble stops a call at `timeout_s` of running by itself."""
 
-    def __init__(self, size: int, memory_bytes: int) -> None:
+    def __init__(self, size: int, memory_bytes: int, timeout_s: float | None = None) -> None:
         self.size = size
         self.memory_bytes = memory_bytes
-        self._threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="gpuplan-heavy")
-        self._idle: list[_Worker] = []
-        self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
-        # workers die with the pool (an app dropped without shutdown, as in tests)
-        self._finalizer = weakref.finalize(self, _kill_all, self._all)
+        self.timeout_s = timeout_s
+        self._pool: Any = None
 
-    def submit(self, call: Call) -> Job:
-        job = Job(call)
-        job.future = self._threads.submit(self._run, job)
-        return job
+    def submit(self, call: Call) -> Future[Reply]:
+        if self._pool is None:
+            import multiprocessing
 
-    def abandon(self, job: Job) -> bool:
-        """Give up on `job`: kill its worker if it runs (True), else drop it from the queue (False)."""
-        with job.lock:
-            job.abandoned = True
-            if job.worker is not None:
-                job.worker.kill()
-                return True
-        job.future.cancel()
-        return False
+            from pebble import ProcessPool
 
-    def workers(self) -> int:
-        """Worker processes alive now."""
-        with self._lock:
-            return sum(1 for w in self._all if w.alive())
+            # spawned, not forked: a worker starts from a clean interpreter (not a copy of the server's
+            # threads and heap), and its memory bound covers only what its calls allocate
+            self._pool = ProcessPool(max_workers=self.size, initializer=_limit_memory, initargs=(self.memory_bytes,),
+                                     context=multiprocessing.get_context("spawn"))
+        fut: Future[Reply] = self._pool.schedule(handle, args=(call, self.memory_bytes), timeout=self.timeout_s)
+        return fut
 
-    def close(self) -> None:
-        """Stop every worker: idle ones are reaped here, busy ones by the thread waiting on them."""
-        self._threads.shutdown(wait=False, cancel_futures=True)
-        with self._lock:
-            idle, self._idle = self._idle, []
-            self._all.difference_update(idle)
-        for w in idle:
-            w.close()
-        _kill_all(self._all)
+    def reply(self, fut: Future[Reply]) -> Reply:
+        """The reply of a finished future: its own, or 503 for a call pebble stopped or whose worker died."""
+        from concurrent.futures import TimeoutError as FutureTimeout
 
-    def _take(self) -> _Worker:
-        with self._lock:
-            while self._idle:
-                w = self._idle.pop()
-                if w.alive():
-                    return w
-                self._all.discard(w)
-        w = _Worker(self.memory_bytes)
-        with self._lock:
-            self._all.add(w)
-        return w
+        from pebble import ProcessExpired
 
-    def _drop(self, w: _Worker) -> None:
-        with self._lock:
-            self._all.discard(w)
-        w.close()
-
-    def _run(self, job: Job) -> Reply:
-        with job.lock:
-            if job.abandoned:
-                return 503, error_body("busy", "abandoned")
-            worker = job.worker = self._take()
         try:
-            status, body, retire = worker.call(job.call)
-        except (EOFError, OSError, pickle.PickleError):
-            self._drop(worker)
+            return fut.result()
+        except FutureTimeout:
+            return 503, error_body("timeout", f"the request took longer than {self.timeout_s:g} s",
+                                   hint="use a smaller input here, or run the command line.")
+        except ProcessExpired:
             limit = f" (memory limit: {self.memory_bytes / 2**20:g} MiB)" if self.memory_bytes > 0 else ""
             return 503, error_body(
                 "worker", "the engine process stopped before it answered: it may have run out of memory" + limit,
                 hint="use a smaller input here, or run the command line.")
-        with job.lock:
-            job.worker = None
-            abandoned = job.abandoned
-        if retire or abandoned:
-            self._drop(worker)
-        else:
-            with self._lock:
-                self._idle.append(worker)
-        return status, body
 
+    def workers(self) -> int:
+        """Worker processes alive now."""
+        if self._pool is None:
+            return 0
+        return sum(1 for w in self._pool._pool_manager.worker_manager.workers.values() if w.is_alive())
 
-if __name__ == "__main__":
-    # run the imported module's main, so that unpickled calls and this loop share one set of classes
-    from gpuplan.web.worker import main as _main
-
-    _main()
+    def close(self) -> None:
+        """Stop every worker (a running call is killed) and wait for them."""
+        if self._pool is not None:
+            self._pool.stop()
+            self._pool.join(timeout=10)

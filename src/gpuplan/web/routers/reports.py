@@ -1,0 +1,88 @@
+"""The HTML reports: compare from a scenario (cached), plan and commit from a scenario (in a worker), and
+plan, simulate and audit from the JSON their endpoint returned."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import Field
+
+import gpuplan.web.limits as limits
+from gpuplan.web.errors import err, log
+from gpuplan.web.requests import body_schema, read_model
+from gpuplan.web.routers.engines import In
+from gpuplan.web.runtime import call, rt
+from gpuplan.web.worker import SCENARIO_NAME, CommitCall, PlanCall
+
+router = APIRouter(tags=["reports"])
+HTML = "text/html; charset=utf-8"
+
+
+class ReportIn(In):
+    kind: Literal["compare", "plan", "simulate", "audit", "commit"] = "compare"
+    lang: Literal["en", "zh"] = "en"
+    scenario: str | None = Field(default=None, description="compare/plan/commit: the scenario YAML text.")
+    paths: int = Field(default=10_000, description="commit: Monte Carlo paths (1 to 20,000).")
+    seed: int = Field(default=0, description="commit: seed of the paths.")
+    data: Any = Field(default=None, description="plan/simulate/audit: the JSON the API returned, to render.")
+    fragment: bool = Field(default=False, description="Only the report's <main> element (for the page).")
+
+
+def compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:
+    from gpuplan import api
+    from gpuplan.render.html import render_report
+
+    limits.check_scenario(text)
+    result = api.compare_text(text, name=SCENARIO_NAME, catalog=cat, hours_curves=True)
+    return render_report("compare", result, lang, fragment=fragment)
+
+
+def render_data(kind: str, data: Any, lang: str, fragment: bool) -> str:
+    """The report of a result the client sent back. The data is the client's: a shape the renderer cannot
+    draw is their input error (422), logged in one line in case it is ours."""
+    from jinja2 import TemplateError
+
+    from gpuplan.render.html import render_report
+
+    try:
+        return render_report(kind, data, lang, fragment=fragment)
+    except (TemplateError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        log.warning("report of client data (%s) failed: %s: %s", kind, type(exc).__name__, str(exc)[:200])
+        raise err(422, "input", f"`data` is not a {kind} result: {type(exc).__name__}: {exc}",
+                  field="data", hint=f"send the JSON that /api/{kind} returned.") from None
+
+
+def _download(r: Response, name: str) -> Response:
+    if r.status_code == 200:
+        r.headers["content-disposition"] = f'attachment; filename="{name}"'
+    return r
+
+
+@router.post("/api/report", response_class=HTMLResponse, openapi_extra=body_schema(ReportIn))
+async def api_report(request: Request) -> Response:
+    """The self-contained HTML report. compare: from `scenario`; plan: from `scenario` or `data`;
+    simulate and audit: from `data` (the JSON their endpoint returned)."""
+    r = rt(request)
+    body = await read_model(request, ReportIn)
+    name = f"gpuplan-{body.kind}-{body.lang}.html"
+    shown: Literal["page", "fragment"] = "fragment" if body.fragment else "page"
+    if body.kind in ("compare", "commit") and body.scenario is None:
+        raise err(400, "request", f"`scenario` is required for a {body.kind} report", field="scenario")
+    if body.kind == "compare" and body.scenario is not None:
+        out = await r.cached(("report", body.lang, str(body.fragment), body.scenario), HTML, compare_report,
+                             body.scenario, body.lang, r.catalog, body.fragment)
+    elif body.kind == "commit" and body.scenario is not None:
+        call(limits.check_commit, body.paths, body.seed)
+        await r.run(limits.check_scenario, body.scenario, inline=r.small(body.scenario))
+        out = await r.heavy_call(CommitCall(scenario=body.scenario, paths=body.paths, seed=body.seed, lang=body.lang,
+                                            db=r.settings.db, catalog=r.settings.catalog, report=shown), HTML)
+    elif body.kind == "plan" and body.data is None and body.scenario is not None:
+        out = await r.heavy_call(PlanCall(scenario=body.scenario, lang=body.lang, catalog=r.settings.catalog,
+                                          report=shown), HTML)
+    else:
+        if not isinstance(body.data, dict | list):
+            raise err(400, "request", f"`data` (the {body.kind} JSON) is required", field="data")
+        out = HTMLResponse(await r.run(render_data, body.kind, body.data, body.lang, body.fragment))
+    return out if body.fragment else _download(out, name)
