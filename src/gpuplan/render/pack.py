@@ -11,8 +11,9 @@ from typing import Any
 from gpuplan.i18n import t
 
 
-def pack_html(pack: Any, lang: str = "en") -> str:
-    """The pack as one HTML page (inline CSS and SVG, no script, nothing fetched; A4 print styles)."""
+def pack_html(pack: Any, lang: str = "en", *, fragment: bool = False) -> str:
+    """The pack as one HTML page (inline CSS and SVG, no script, nothing fetched; A4 print styles);
+    `fragment`: only its `<main>` (for the web page)."""
     from gpuplan.render.html import Fmt, _compare_context, _env, _markup, _version, render_report
 
     cmp_ctx = _compare_context(pack.compare, lang)
@@ -27,7 +28,7 @@ def pack_html(pack: Any, lang: str = "en") -> str:
         return t(key, lang, **values)
 
     return str(_env().get_template("pack.html.j2").render(
-        kind="pack", lang=lang, t=tr, fragment=False, embedded=False, version=_version(),
+        kind="pack", lang=lang, t=tr, fragment=fragment, embedded=False, version=_version(),
         summary=pack.summary, f=Fmt(lang, pack.summary["currency"]), commit_paths=pack.commit.view["doc"]["paths"],
         vendors=cmp_ctx["vendors"], assumptions=cmp_ctx["assumptions"], scenario_name=pack.scenario, **sections))
 
