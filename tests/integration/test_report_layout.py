@@ -1,6 +1,7 @@
 """Phone and desk layouts of the reports (issue 29), in a real headless Chromium (Debian's).
 
-At 390x844 and 1366x900, the decision pack and the compare, plan and commit reports never scroll the page
+At 390x844 and 1366x900, the decision pack, the compare, plan and commit reports and the web page (its
+compare view) never scroll the page
 sideways (a wide table scrolls in its own box, its first column pinned), and at 390 px no visible chart
 text is under 11 px tall (charts are redrawn for the width, not scaled down). At 1366 px the compare
 table of the seed example shows every column without scrolling. Screenshots go to `$GPUPLAN_ARTIFACTS`
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_server import CHROMIUM, CHROMIUM_ARGS, artifacts_dir
+from live_server import CHROMIUM, CHROMIUM_ARGS, artifacts_dir, gpuplan_serve
 
 from gpuplan.cli import main
 
@@ -75,3 +76,17 @@ def test_fits_the_screen_and_chart_text_is_readable(reports: dict[str, Path], br
         assert m["smallest"] >= 11, m
     else:
         assert m["compareScrolls"] == 0, m  # every compare column in view at 1366 (issue 29)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_web_page_fits_too(browser, width: int, height: int,  # type: ignore[no-untyped-def]
+                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    with gpuplan_serve() as base:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(base + "/")
+        page.wait_for_selector("#result [data-verdict]")
+        m = page.evaluate(MEASURE)
+        page.screenshot(path=str(artifacts_dir(tmp_path_factory) / f"page-{width}.png"))
+        page.close()
+    assert m["scrollWidth"] <= m["innerWidth"], m
+    assert m["texts"] > 0 and (width != 390 or m["smallest"] >= 11), m

@@ -51,3 +51,23 @@ def test_the_pack_fragment_and_bad_requests(client: TestClient) -> None:
     assert client.post("/api/report", json={"kind": "pack"}).status_code == 400
     bad = client.post("/api/report", json={"kind": "pack", "scenario": SEED_TEXT, "paths": 50_000})
     assert bad.status_code == 422 and bad.json()["field"] == "paths"
+
+
+def test_the_page_downloads_the_pack(tmp_path: Path) -> None:
+    from live_server import CHROMIUM, CHROMIUM_ARGS, gpuplan_serve
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (Debian package `chromium`; CI installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    with gpuplan_serve() as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1366, "height": 900}, accept_downloads=True).new_page()
+        page.goto(base + "/?lang=zh")
+        page.wait_for_selector("#result [data-verdict]")
+        page.evaluate("document.querySelector('#commit-paths').value = '500'")  # in the commit view
+        with page.expect_download(timeout=60_000) as dl:
+            page.click("#dl-pack")
+        assert dl.value.suggested_filename == "gpuplan-pack-zh.html"
+        html = Path(dl.value.path()).read_text(encoding="utf-8")
+        browser.close()
+    assert _sections(html)[:5] == ["answer", "compare", "plan", "commit", "vendors"] and "决策报告" in html
