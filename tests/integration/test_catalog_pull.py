@@ -56,6 +56,11 @@ def test_pull_writes_per_gpu_hour_offers_with_sources(gpuhunt_dir: Path, tmp_pat
                            "runpod-nvidia-geforce-rtx-4090", "runpod-amd-instinct-mi300x-oam",
                            "runpod-nvidia-h100-nvl"}
     p5 = offers["aws-p5-48xlarge"]
+    assert "capacity" not in p5 and "preemption" not in p5
+    spot = offers["aws-p5-48xlarge-spot"]
+    assert spot["capacity"] == "spot" and spot["preemption"]["per"] == "instance-hour"
+    assert spot["preemption"]["rate"] == [0.000137, 0.000274] and spot["preemption"]["notice"] == "2m"
+    assert spot["preemption"]["source"].startswith("catalog default for aws spot: AWS Spot Instance Advisor")
     # 55.04 and 63.20 USD an hour for 8 GPUs, in two regions: a range per GPU-hour
     assert p5["price"] == {"amount": [6.88, 7.9], "per": "gpu-hour"} and p5["gpus_per_node"] == 8
     assert p5["gpu"] == "h100-sxm" and p5["currency"] == "USD"
@@ -88,7 +93,18 @@ def test_the_pulled_file_works_with_catalog(gpuhunt_dir: Path, tmp_path: Path,
                     "workloads:\n  - {id: w, kind: training, gpu: H100, gpus: 16, hours_per_day: 8, duration: 30d}\n")
     assert main(["compare", str(scen), "--catalog", str(tmp_path / "pulled.yaml"), "-o", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    options = {o["offer"]: o for o in data["workloads"][0]["options"]}
+    spot, od = options["aws-p5-48xlarge-spot"], options["aws-p5-48xlarge"]
+    # the pulled spot offer is spot capacity with the catalog's AWS rate, and its cost includes lost work:
+    # more GPU-hours than on demand for the same work, every one paid at the spot price
+    assert spot["capacity"] == "spot" and od["capacity"] == "on-demand"
+    assert spot["time"]["preemptions"] > 0 and spot["time"]["lost_gpu_hours"] > 0
+    assert spot["time"]["gpu_hours_used"] == pytest.approx(od["time"]["gpu_hours_used"]
+                                                           + spot["time"]["lost_gpu_hours"], rel=1e-3)
+    assert spot["cost"]["rental"] == pytest.approx(spot["time"]["gpu_hours_paid"] * 30.08 / 8, rel=1e-6)
+    # at AWS's 10-20%-a-month bucket two 8-GPU instances lose little: spot still wins, and says what it loses
     assert data["workloads"][0]["recommendation"]["offer"] == "aws-p5-48xlarge-spot"
+    assert any("expected preemptions" in r for r in data["workloads"][0]["recommendation"]["reasons"])
     assert main(["catalog", "offers", "--catalog", str(tmp_path / "pulled.yaml"), "--gpu", "H100", "-o", "json"]) == 0
     listed = {o["id"] for o in json.loads(capsys.readouterr().out)}
     assert {"aws-p5-48xlarge", "aws-p5-48xlarge-spot", "aws-p5-h100"} <= listed

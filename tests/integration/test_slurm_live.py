@@ -50,12 +50,16 @@ def free_port() -> int:
 
 
 def plan() -> dict:
-    """H100: 2 leased cards, spilling to 2 more (one CLOUD node); Ascend 910B: 1 leased card, no spill."""
+    """H100: 2 leased cards, spilling to 2 more (one CLOUD node), and a spot tier of one 1-card CLOUD node;
+    Ascend 910B: 1 leased card, no spill."""
     data = seed()
     base = data["pools"][0]
     h100 = copy.deepcopy(base)
     h100.update(gpu="h100-sxm", vendor="nvidia", reserved_gpus=2, nodes=1, gpus_per_node=8, lease_unit="gpu")
     h100["demand"].update(peak=4.0, mean=2.2, hourly=[2.0] * 20 + [4.0] * 4)
+    h100["spot"] = {"offer": "h100-spot", "gpus": 1, "gpus_per_node": 1, "gpu_hours_per_month": 10.0,
+                    "lost_gpu_hours_per_month": 1.0, "preemptions_per_month": 2.0, "preemption_rate": 0.05,
+                    "workloads": ["sweep"]}
     ascend = copy.deepcopy(base)
     ascend.update(reserved_gpus=1, nodes=1, gpus_per_node=8, lease_unit="gpu")
     ascend["demand"].update(peak=1.0, mean=1.0, hourly=[1.0] * 24)
@@ -65,6 +69,8 @@ def plan() -> dict:
     data["assignments"] = [
         {**job, "workload": "train", "gpu": "h100-sxm", "gpus": 2, "placement": "container", "pool_share": 0.5},
         {**job, "workload": "npu-job", "gpu": "ascend-910b", "gpus": 1},
+        {**job, "workload": "sweep", "gpu": "h100-sxm", "gpus": 1, "placement": "spot", "pool_share": 0.0,
+         "kind": "experiment", "requires": []},
     ]
     return data
 
@@ -159,6 +165,7 @@ def _cluster(root: Path) -> Iterator[Cluster]:
     for name in ("nvidia0", "nvidia1", "davinci0"):
         (dev / name).symlink_to("/dev/null")
     ports = {}
+    cloud: set[str] = set()
     conf_lines = []
     for line in files["gpuplan.conf"].replace("/etc/slurm/", f"{root}/").splitlines():
         if line.startswith("ResumeTimeout="):
@@ -169,6 +176,8 @@ def _cluster(root: Path) -> Iterator[Cluster]:
             ports[node] = free_port()
             (root / f"s-{node}").mkdir()
             line += f" Port={ports[node]}" + ("" if "State=CLOUD" in line else " NodeAddr=127.0.0.1")
+            if "State=CLOUD" in line:
+                cloud.add(node)
         conf_lines.append(line)
     (root / "gpuplan.conf").write_text("\n".join(conf_lines) + "\n")
     (root / "gres.conf").write_text(files["gres.conf"].replace("File=/dev/", f"File={dev}/"))
@@ -223,10 +232,10 @@ Include {root}/gpuplan.conf
         c.start(BINARIES["slurmctld"] or "slurmctld", "-D", "-f", str(root / "slurm.conf"))
         c.wait("slurmctld", lambda: c.run("sinfo", check=False))
         for node, _port in ports.items():
-            if "elastic" not in node:
+            if node not in cloud:
                 c.start(BINARIES["slurmd"] or "slurmd", "-D", "-f", str(root / "slurm.conf"), "-N", node)
         for node in ports:
-            if "elastic" not in node:
+            if node not in cloud:
                 c.wait(f"{node} idle", lambda n=node: c.node_state(n).startswith("IDLE"))
         yield c
     finally:
@@ -238,9 +247,9 @@ def test_leased_first_overflow_to_elastic_and_typed_gres(cluster: Cluster) -> No
     out = c.root / "out"
     out.mkdir()
 
-    def submit(gres: str, name: str, seconds: int) -> str:
+    def submit(gres: str, name: str, seconds: int, *extra: str) -> str:
         text = c.run(
-            "sbatch", "--parsable", f"--gres={gres}", "-n", "1", f"-J{name}", f"-o{out}/{name}.txt",
+            "sbatch", "--parsable", *extra, f"--gres={gres}", "-n", "1", f"-J{name}", f"-o{out}/{name}.txt",
             "--wrap", f"echo node=$SLURMD_NODENAME ascend=${{ASCEND_RT_VISIBLE_DEVICES:-none}}; sleep {seconds}",
         )  # fmt: skip
         return text.strip().split(";")[0]
@@ -250,6 +259,11 @@ def test_leased_first_overflow_to_elastic_and_typed_gres(cluster: Cluster) -> No
     first = submit("gpu:h100:2", "fill", 120)
     c.wait("the first job to run", lambda: c.job(first).get("JobState") == "RUNNING")
     assert c.job(first)["NodeList"] == "h100-sxm-leased1"  # leased node first (lowest Weight)
+    # spot work (issue 26): its own partition of spot nodes, powered up on demand, requeued when reclaimed
+    spot = submit("gpu:h100:1", "sweep", 1, "--partition=gpuplan-spot", "--requeue")
+    c.wait("the spot job to finish", lambda: c.job(spot).get("JobState") == "COMPLETED", timeout=120)
+    assert c.job(spot)["NodeList"] == "h100-sxm-spot1" and c.job(spot)["Requeue"] == "1"
+    assert "creating h100-sxm-spot1" in (c.root / "power.log").read_text()
     second = submit("gpu:h100:1", "overflow", 1)
     c.wait("the overflow job to finish", lambda: c.job(second).get("JobState") == "COMPLETED", timeout=120)
     assert c.job(second)["NodeList"] == "h100-sxm-elastic1"

@@ -108,12 +108,13 @@ def test_json_contract_keys() -> None:
     wl = data["workloads"][0]
     assert set(wl) == {"id", "kind", "gpus", "gpu", "warnings", "options", "recommendation", "break_even"}
     opt = wl["options"][0]
-    assert set(opt) == {"offer", "mode", "platform", "tenancy", "gpu", "feasible", "infeasible_reason", "cost",
-                        "time", "warnings"}
+    assert set(opt) == {"offer", "mode", "platform", "tenancy", "capacity", "gpu", "feasible", "infeasible_reason",
+                        "cost", "time", "warnings"}
     assert set(opt["cost"]) == {"total", "low", "high", "per_month", "rental", "ops", "setup", "idle", "transfer"}
     assert set(opt["time"]) == {"run_hours", "wall_hours", "wall_hours_range", "gpu_hours_used", "gpu_hours_paid",
                                 "slowdown", "slowdown_range", "slowdown_reference", "terms", "bound",
-                                "gpu_speed", "transfer_hours", "recovery_hours", "interruptions"}
+                                "gpu_speed", "transfer_hours", "recovery_hours", "interruptions",
+                                "p90_wall_hours", "preemptions", "lost_gpu_hours"}
     assert set(opt["time"]["terms"]) == {"compute", "intra_node", "inter_node", "straggler", "data"}
     rec = wl["recommendation"]
     assert set(rec) == {"offer", "mode", "reasons", "dimensions", "flip"}

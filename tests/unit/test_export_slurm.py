@@ -53,14 +53,20 @@ def check(conf: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     lines = parse(conf)
     nodes = [p for p in lines if "NodeName" in p]
     parts = [p for p in lines if "PartitionName" in p]
-    assert len(parts) == 1, "one partition spans both pools"
+    spot = [p for p in nodes if "spot" in p["Feature"].split(",")]
+    assert len(parts) == (2 if spot else 1), "one partition spans both pools (and one the spot tier)"
     in_partition = [n for h in parts[0]["Nodes"].split(",") for n in expand(h)]
-    defined = [n for p in nodes for n in expand(p["NodeName"])]
+    defined = [n for p in nodes if p not in spot for n in expand(p["NodeName"])]
     assert sorted(in_partition) == sorted(defined) and len(set(defined)) == len(defined)
     assert {"GresTypes": "gpu"} in lines
     leased = [p for p in nodes if "baremetal" in p["Feature"].split(",")]
     cloud = [p for p in nodes if "cloud" in p["Feature"].split(",")]
-    assert len(leased) + len(cloud) == len(nodes)
+    assert len(leased) + len(cloud) + len(spot) == len(nodes)
+    if spot:  # the spot partition: the spot nodes only, powered up on demand
+        spot_names = [n for p in spot for n in expand(p["NodeName"])]
+        in_spot = [n for h in parts[1]["Nodes"].split(",") for n in expand(h)]
+        assert parts[1]["Default"] == "NO" and sorted(spot_names) == sorted(in_spot)
+        assert all(p["State"] == "CLOUD" for p in spot)
     assert all(p["State"] == "CLOUD" for p in cloud) and all(p["State"] != "CLOUD" for p in leased)
     if leased and cloud:
         assert max(int(p["Weight"]) for p in leased) < min(int(p["Weight"]) for p in cloud)

@@ -40,6 +40,11 @@ def test_every_exported_queue_is_admitted() -> None:
             }
             if p.reserved_gpus:
                 assert aff["preferredDuringSchedulingIgnoredDuringExecution"] == [f"{p.slug}-leased"]
+            if p.spot_gpus:  # the spot tier's own queue: spot nodes first, elastic ones as the fallback
+                spot = groups.pop(f"{opts.name}-{p.slug}-spot")
+                assert set(spot["requiredDuringSchedulingIgnoredDuringExecution"]) <= {
+                    f"{p.slug}-spot", f"{p.slug}-elastic"}
+                assert spot["preferredDuringSchedulingIgnoredDuringExecution"] == [f"{p.slug}-spot"]
         assert groups == {}
     assert count >= 12
 

@@ -35,3 +35,9 @@ def test_bursting_at_once_spills_what_exceeds_the_pool_each_hour(d: np.ndarray, 
     run = fluid_queue(d, r, 0.0)
     assert abs(run.burst_gpu_hours - float(np.maximum(d - r, 0).sum())) < 1e-6
     assert run.wait_hours["max"] == 0.0
+
+
+def test_a_vanishing_demand_waits_nothing_in_every_statistic() -> None:
+    # found by the property above: 6.58e-133 GPUs counted in the quantiles (p50 = 1 h) but not in the max (0)
+    w = fluid_queue(np.array([6.58e-133]), 0, 1.0).wait_hours
+    assert w == {"mean": 0.0, "p50": 0.0, "p95": 0.0, "max": 0.0}

@@ -17,6 +17,7 @@ SCHEMA = "gpuplan.compare/1"
 Mode = Literal["bare-metal", "container"]
 Platform = Literal["bare-metal", "vm", "container"]
 Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
+Capacity = Literal["on-demand", "spot", "reserved"]
 Bound = Literal["compute", "communication", "data"]
 Favors = Literal["bare-metal", "container", "neither"]
 FlipParameter = Literal["requires", "hours_per_day", "duration", "price"]
@@ -81,6 +82,12 @@ class OptionTime(Record):
     recovery_hours: float = Field(description="Expected waiting to recover from interruptions (support, "
                                   "repair or rescheduling), plus the work they lose.")
     interruptions: float = Field(description="Expected interruptions over the run.")
+    p90_wall_hours: float = Field(description="Wall hours at the 90th percentile of the spot running time "
+                                  "(= wall_hours off spot).")
+    preemptions: float = Field(description="Expected spot reclaims over the run (max_lifetime restarts "
+                               "included); 0 off spot.")
+    lost_gpu_hours: float = Field(description="GPU-hours spot reclaims cost: work re-run since the last "
+                                  "checkpoint on every node of the job, and restarts (in the cost); 0 off spot.")
 
 
 class CompareOption(Record):
@@ -88,6 +95,7 @@ class CompareOption(Record):
     mode: Mode = Field(description="How the offer bills: bare-metal (a lease) or container (elastic).")
     platform: Platform = Field(description="How the platform behaves: bare-metal, vm or container.")
     tenancy: Tenancy
+    capacity: Capacity = Field(description="How the capacity is sold: on-demand, spot (reclaimable) or reserved.")
     gpu: str = Field(description="The offer's GPU, the catalog id.")
     feasible: bool
     infeasible_reason: str | None = Field(description="Why not feasible; null when feasible.")

@@ -18,9 +18,9 @@ from gpuplan.contracts.simulate import NoRecommendation, Recommended
 SCHEMA = "gpuplan.plan/1"
 
 LeaseUnit = Literal["gpu", "node"]
-Placement = Literal["bare-metal", "container", "split"]
+Placement = Literal["bare-metal", "container", "split", "spot"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
-Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
+Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic", "no-preemption"]
 
 Money = float | None
 
@@ -43,6 +43,8 @@ class PoolCostPerMonth(OpenRecord):
     committed: Money | None = Field(default=None, description=(
         "What the cards already signed (`commitments:`) still cost: their ops, and their rental where "
         "unpaid (absent without commitments)."))
+    spot: Money | None = Field(default=None, description=(
+        "Spot capacity for tolerant work, lost work included (in `hybrid`; absent without a spot tier)."))
 
 
 class Marginal(Record):
@@ -57,6 +59,17 @@ class Marginal(Record):
 class PoolGpuHours(Record):
     spill: float = Field(ge=0, description="Dedicated GPU-hours a month above the leased cards, run in containers.")
     elastic: float = Field(ge=0, description="Dedicated GPU-hours a month of elastic work, run in containers.")
+
+
+class SpotTier(Record):
+    offer: str = Field(description="The spot offer.")
+    gpus: Count = Field(description="S: the spot work's peak demand in whole spot instances.")
+    gpus_per_node: Int = Field(ge=1)
+    gpu_hours_per_month: float = Field(ge=0, description="GPU-hours run on spot a month, lost work included.")
+    lost_gpu_hours_per_month: float = Field(ge=0, description="Of them, re-run after reclaims and restarts.")
+    preemptions_per_month: float = Field(ge=0, description="Expected reclaims of spot instances a month.")
+    preemption_rate: float = Field(ge=0, description="Reclaims per instance-hour (the rate's middle).")
+    workloads: list[str]
 
 
 class PlanPool(Record):
@@ -93,6 +106,8 @@ class PlanPool(Record):
         "Cards already signed (`commitments:`), serving first at no new rental (absent without)."))
     committed_until: str | None = Field(default=None, description=(
         "The day the signed cards end (the earliest `until`), ISO 8601; new cards replace them from then."))
+    spot: SpotTier | None = Field(default=None, description=(
+        "The spot tier (issue 26): tolerant work on reclaimable capacity; absent without one."))
 
 
 class PlanAssignment(Record):

@@ -1,6 +1,11 @@
 """From costs to a verdict: hard rules, the article's four dimensions, break-even and what flips it.
 
-- Hard rules: `compliance` and `custom-driver` allow bare metal only; `elastic` allows containers only.
+- Hard rules: `compliance` and `custom-driver` allow bare metal only; `elastic` allows containers only;
+  `no-preemption` and `compliance` never run on spot capacity, nor does spot work that cannot finish
+  (`models.preemption`: a checkpoint segment outlives the instance, or the lost work grows it past the limit).
+- Spot (issue 26): when a spot option is among the feasible or decides, a reason says what it costs
+  against the best capacity that is not preemptible and how much of its work it loses, to how many
+  preemptions, at what checkpoint interval.
 - Verdict: the feasible option with the lowest decision cost (mid prices; slowdown is priced because
   containers bill the stretched running hours; waiting is priced at researcher_hour_cost per wall hour).
 - Break-even hours per day: the h in (0, 24] where the cheapest feasible container option and the
@@ -26,6 +31,7 @@ from gpuplan.engines.cost import OptionCost, option_cost
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.perf import card_slice, is_multi_node
+from gpuplan.models.preemption import MAX_STRETCH
 
 PERF_EDGE = 0.05
 COST_EDGE = 0.05
@@ -120,7 +126,9 @@ def hours_curves(adv: WorkloadAdvice, s: Scenario, cat: Catalog, hours: list[flo
 def feasibility(w: Workload, o: Offer, cat: Catalog) -> Note | None:
     """Why `w` cannot run on `o` (a hard rule), or None."""
     # compliance needs hardware of one's own; a custom driver needs a kernel of one's own (a VM has one);
-    # elastic scaling needs hourly billing, whatever the platform.
+    # elastic scaling needs hourly billing, whatever the platform. Spot capacity can be reclaimed.
+    if o.capacity == "spot" and {"no-preemption", "compliance"} & w.requires:
+        return Note("infeasible_spot")
     if "compliance" in w.requires and o.platform != "bare-metal":
         return Note("infeasible_compliance")
     if "custom-driver" in w.requires and o.platform == "container":
@@ -300,6 +308,48 @@ def _delay_reasons(winner: OptionResult, runner: OptionResult, s: Scenario) -> l
     return out
 
 
+def _cannot_finish(w: Workload, o: Offer, c: OptionCost) -> Note:
+    lw = c.preemption
+    assert lw is not None and o.preemption is not None
+    life = o.preemption.max_lifetime_hours
+    if lw.why_not == "lifetime" and life is not None:
+        return Note("infeasible_spot_lifetime", {"seg": lw.segment_hours, "life": life, "ckpt": w.checkpoint_hours})
+    return Note("infeasible_spot_stretch", {"work": lw.work_hours, "rate": o.preemption.rate.mid,
+                                            "nodes": c.nodes, "ckpt": w.checkpoint_hours,
+                                            "limit": MAX_STRETCH})
+
+
+def _spot_reasons(w: Workload, winner: OptionResult, options: list[OptionResult], s: Scenario) -> list[Note]:
+    """Why spot won or lost: its price against the best option that is not preemptible, the share of its
+    running GPU-hours lost (re-run work and restarts), the expected preemptions, the checkpoint interval."""
+    safe = [r for r in options if r.feasible and r.offer.capacity != "spot"]
+    ref = min(safe, key=lambda r: (r.cost.decision, r.offer.id)) if safe else None
+    out: list[Note] = []
+    spots = [r for r in options if r.offer.capacity == "spot" and r.cost.preemption is not None]
+    for r in sorted(spots, key=lambda r: (r is not winner, r.cost.decision, r.offer.id))[:1]:
+        lw = r.cost.preemption
+        assert lw is not None
+        if r.infeasible_reason is not None and r.infeasible_reason.key.startswith("infeasible_spot_") \
+                and r.infeasible_reason.key != "infeasible_spot":
+            key = "r_" + r.infeasible_reason.key.removeprefix("infeasible_")  # r_spot_lifetime | r_spot_stretch
+            out.append(Note(key, {"other": r.offer.id, **r.infeasible_reason.params}))
+            continue
+        if not r.feasible or ref is None:
+            continue
+        # the price against on-demand: the cheapest elastic offer of the GPU that is not spot, else ref
+        od = [x for x in options if x.offer.capacity == "on-demand" and x.offer.mode == "container"
+              and x.offer.gpu == r.offer.gpu]
+        base = min(od, key=lambda x: (x.offer.price_per_gpu_hour.mid, x.offer.id)) if od else ref
+        price = base.offer.price_per_gpu_hour.mid
+        lost = lw.lost_hours / lw.expected_hours if lw.expected_hours > 0 else 0.0
+        params = {"offer": r.offer.id, "od": base.offer.id, "other": ref.offer.id,
+                  "share": r.offer.price_per_gpu_hour.mid / price if price > 0 else 0.0,
+                  "lost": lost, "n": lw.preemptions, "ckpt": w.checkpoint_hours,
+                  "cost": r.cost.total_mid, "other_cost": ref.cost.total_mid, "currency": s.currency}
+        out.append(Note("r_spot_wins" if r is winner else "r_spot_loses", params))
+    return out
+
+
 def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Scenario,
            cat: Catalog, be: float | None) -> list[Flip]:
     flips: list[Flip] = []
@@ -342,6 +392,8 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
             continue
         c = option_cost(w, o, s, cat)
         reason = feasibility(w, o, cat)
+        if reason is None and c.preemption is not None and not c.preemption.finishes:
+            reason = _cannot_finish(w, o, c)
         options.append(OptionResult(o, reason is None, reason, c, tuple(_option_warnings(w, o, c, s, cat))))
 
     warnings: list[Warning] = []
@@ -372,7 +424,8 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
 
     reasons: list[Note] = []
     for r in options:
-        if not r.feasible and r.infeasible_reason is not None and r.offer.mode == other_mode:
+        if (not r.feasible and r.infeasible_reason is not None and r.offer.mode == other_mode
+                and r.offer.capacity != "spot"):
             reasons.append(Note("r_rule", {"rule": r.infeasible_reason.key}))
             break
     if runner is not None:
@@ -402,6 +455,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         reasons.append(Note("r_short", {"days": w.duration_days}))
     if runner is not None:
         reasons += _delay_reasons(winner, runner, s)
+    reasons += _spot_reasons(w, winner, options, s)
 
     rec = Recommendation(
         offer=winner.offer.id,

@@ -20,6 +20,10 @@ The model (monthly steps m = 0 .. H-1 over a horizon of H months of M = days_per
                 x slowdown x (container price x container index_m + ops per GPU-hour) (`Tariff.container_cost`
                 with a drifting price); elastic work always runs here
     setup       the lease's one-off setup labour, once if anything is leased
+    spot        work `plan` puts on spot (issue 26: `planner._spot_choice`, lost work included) leaves the
+                pool and runs on the spot offer like elastic work: its dedicated GPU-hours x m_spot (GPU-hours
+                used per scheduled one, reclaims included) x (spot price x the container index + ops): spot
+                prices drift with the container market
 
 The search is exact. Expected cost = sum of tranche costs (linear in cards) + sum_m F_m(L_m), where
 F_m(L) = E[container cost of spill_m(L)] is convex and decreasing in L (a max(0, .) of a line, summed and
@@ -65,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from gpuplan.engines.alternatives import GpuChoice
-from gpuplan.engines.pricing import cheapest, pool_slowdown, pool_workloads
+from gpuplan.engines.pricing import cheapest, cheapest_spot, pool_slowdown, pool_workloads
 from gpuplan.errors import GpuplanError, ScenarioError
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.demand import from_schedules, workload_curve
@@ -418,6 +422,17 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     pool = np.maximum(pool - committed, 0.0)  # cards already signed serve first, at no new rental
     ct = cheapest(scenario, gpu, "container")
     bms = [o for o in scenario.offers if o.gpu == gpu and o.mode == "bare-metal"]
+    spot_offer = cheapest_spot(scenario, gpu)
+    spot_h = None
+    if spot_offer is not None:
+        from gpuplan.engines.planner import _spot_choice
+
+        chosen = _spot_choice(wls, spot_offer, min(bms, key=lambda o: (o.price_per_gpu_hour.mid, o.id))
+                              if bms else None, ct, scenario, cat)
+        if chosen:
+            on_spot = sum((curves[i] * chosen[i][2] for i in chosen), zeros)  # used GPU-hours
+            pool = np.maximum(pool - sum((curves[i] for i in chosen), zeros), 0.0)
+            spot_h = np.resize(on_spot, h * mh).reshape(h, mh).sum(axis=1)
     if ct is None:
         raise ScenarioError(f"`commit` needs a container offer for `{gpu}` (containers take what the leases leave)",
                             file=scenario.path, field="offers", hint="add a container offer for that GPU.")
@@ -437,6 +452,9 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     cm = pth.container_index
     unit = sd * (ctar.unit_price() * cm + ctar.ops_per_gpu_hour)  # per dedicated GPU-hour, (h, P)
     elastic_cost = (sd_el / sd) * unit * dem.elastic[:, None] * k  # (h, P)
+    if spot_h is not None and spot_offer is not None:  # the spot tier runs off the lease, as elastic work does
+        star = Tariff.of(spot_offer, scenario)
+        elastic_cost = elastic_cost + (star.unit_price() * cm + star.ops_per_gpu_hour) * spot_h[:, None] * k
     kmax = float(k.max()) if P else 1.0
     top_cards = math.ceil(max(float(dem.peaks.max()) * kmax, dem.pinned) / step - 1e-9) * step if options else 0
     J = top_cards // step

@@ -81,6 +81,7 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
             "mode": r.offer.mode,
             "platform": r.offer.platform,
             "tenancy": r.offer.tenancy,
+            "capacity": r.offer.capacity,
             "gpu": r.offer.gpu,
             "feasible": r.feasible,
             "infeasible_reason": note_text(r.infeasible_reason, lang) if r.infeasible_reason else None,
@@ -102,7 +103,10 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
                                    "source": c.slowdown.speed_source},
                      "transfer_hours": round(float(c.transfer.hours), 2),
                      "recovery_hours": round(float(c.interruptions.recovery_hours + c.interruptions.lost_hours), 2),
-                     "interruptions": round(float(c.interruptions.expected), 4)},
+                     "interruptions": round(float(c.interruptions.expected), 4),
+                     "p90_wall_hours": round(float(c.p90_wall_hours), 2),
+                     "preemptions": round(float(c.preemption.preemptions), 4) if c.preemption else 0.0,
+                     "lost_gpu_hours": _lost_gpu_hours(c, w.gpus)},
             "warnings": _warn(r.warnings, lang),
         }
         if explain:
@@ -132,6 +136,15 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
         "recommendation": rec,
         "break_even": {"hours_per_day": None if be is None or math.isnan(be) else _r(be, 3)},
     }
+
+
+def _lost_gpu_hours(c: Any, gpus: int) -> float:
+    """GPU-hours spot reclaims cost (re-run work and restarts); 0 off spot. An option that cannot finish
+    shows those of the limit it is priced at."""
+    lw = c.preemption
+    if lw is None:
+        return 0.0
+    return round(float(gpus * max(0.0, c.run_hours - lw.work_hours)), 2)
 
 
 def _explain_option(w: Any, r: Any, s: Any, lang: str) -> list[str]:
@@ -199,6 +212,12 @@ def _explain_slowdown(w: Any, o: Any, s: Any, lang: str) -> list[str]:
     return lines
 
 
+def _restart(w: Any, o: Any) -> float:
+    from gpuplan.engines.cost import restart_hours
+
+    return restart_hours(w, o)
+
+
 def _explain_delays(w: Any, o: Any, c: Any, currency: str, lang: str) -> list[str]:
     """Data movement and interruptions (`models.delays`), with their inputs."""
     lines = []
@@ -206,6 +225,16 @@ def _explain_delays(w: Any, o: Any, c: Any, currency: str, lang: str) -> list[st
     if tr.moves > 0:
         lines.append(t("compare.explain_transfer", lang, gb=tr.gb, moves=tr.moves, path=" → ".join(tr.path),
                        gbps=tr.gbps, hours=tr.hours, cost=tr.cost, currency=currency))
+    lw = c.preemption
+    if lw is not None and o.preemption is not None:
+        import math
+
+        lines.append(t("compare.explain_spot", lang, rate=o.preemption.rate.mid,
+                       nodes=math.ceil(w.gpus / o.gpus_per_node),
+                       ckpt=t("compare.ckpt_none", lang) if math.isinf(w.checkpoint_hours)
+                       else t("compare.ckpt_every", lang, h=w.checkpoint_hours),
+                       restart=_restart(w, o), n=lw.preemptions, work=lw.work_hours,
+                       expected=lw.expected_hours, p90=lw.p90_hours, lost=w.gpus * lw.lost_hours))
     if it.expected > 0:
         if o.mode == "container":
             how = t("compare.recovery_reschedule", lang)

@@ -7,6 +7,8 @@ week (the same calendar `demand.from_schedules` lays out for `plan`):
     daily_run    = min(24, hours_per_day * max(1, s * g))     (slower work runs longer each day, up to 24 h;
                                                                faster work keeps the day and ends sooner)
     run_hours   x= k, the rework factor of interruptions (models.delays: lost work re-run, paid)
+    run_hours   x= E[T] / W on spot capacity (models.preemption: work lost to reclaims and restarts,
+                   re-run and paid; the rate's middle for time and the mid total, its ends for low/high)
     calendar_h   = 24 * (7 * whole weeks + rest), for the run_hours / daily_run working days needed,
                    + a `once` data transfer (before the first step)
                    + max(0, spread waits - slack), spread waits = recovery from interruptions + per-run
@@ -27,7 +29,9 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
     total  = rental + ops + setup + transfer
     total_low / total_high = the price range's low / high end with the run (container) or the lease
                 (bare metal) at the slowdown range's low / high end (`perf.slowdown`: overhead ranges, an
-                unknown tenancy or network); wall_hours_low / high likewise
+                unknown tenancy or network), and on spot at the reclaim rate's low / high end;
+                wall_hours_low / high likewise
+    p90_wall = wall_hours + the calendar the p90 of the spot running hours adds (= wall_hours off spot)
     idle   = rental * (1 - busy / paid), busy = gpus * run_hours * utilization  (a part of rental, not added)
     per_month = total * (days_per_month * 24) / horizon,  horizon = max(duration, one month)
                 (the calendar time of the work as scheduled, never a span the slowdown stretched;
@@ -40,13 +44,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
 from gpuplan.models.perf import Slowdown, card_slice, slowdown
+from gpuplan.models.preemption import MAX_STRETCH, LostWork, lost_work
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
 from gpuplan.models.tariff import per_month as tariff_per_month
 
@@ -83,6 +88,39 @@ class OptionCost:
     wall_hours_low: float = 0.0  # wall hours at the low / high end of the slowdown range
     wall_hours_high: float = 0.0
     run_hours_dedicated: float = 0.0  # the work's hours on its first GPU's reference (per GPU)
+    preemption: LostWork | None = None  # spot capacity only
+    p90_wall_hours: float = 0.0
+
+
+def restart_hours(workload: Workload, offer: Offer) -> float:
+    """One restart after a reclaim: the offer's `preemption.restart`, else its reschedule wait + reloading
+    the workload's data over the node network (when both are known)."""
+    p = offer.preemption
+    if p is not None and p.restart_hours is not None:
+        return p.restart_hours
+    reload = 0.0
+    if workload.data is not None and offer.network_gbps:
+        reload = workload.data.size_gb * 8 / offer.network_gbps / 3600
+    return offer.recovery_hours + reload
+
+
+def spot_lost_work(workload: Workload, offer: Offer, work_hours: float, daily_run: float,
+                   rate: float | None = None) -> LostWork:
+    """`models.preemption.lost_work` of `workload` on the spot `offer` (`rate`: per node-hour, default
+    the middle of the offer's)."""
+    p = offer.preemption
+    assert p is not None
+    around_the_clock = workload.hours_per_day >= 24 and workload.days_per_week == 7
+    return lost_work(work_hours, workload.gpus, rate_per_node_hour=p.rate.mid if rate is None else rate,
+                     gpus_per_node=offer.gpus_per_node, checkpoint_hours=workload.checkpoint_hours,
+                     restart_hours=restart_hours(workload, offer), max_lifetime_hours=p.max_lifetime_hours,
+                     session_hours=None if around_the_clock else daily_run,
+                     keeps_state=workload.kind != "inference")
+
+
+def _spot_factor(lw: LostWork) -> float:
+    # an option that cannot finish is priced at the limit (a lower bound) and marked infeasible by advise
+    return lw.factor
 
 
 def _tariff(offer: Offer, scenario: Scenario) -> Tariff:
@@ -149,25 +187,41 @@ def option_cost(
     active = active_days(duration, dpw)
     tr = transfer(workload, offer, scenario, active)
     once = tr.hours if workload.data is not None and workload.data.moves == "once" else 0.0
-    rework = rework_factor(workload, offer)  # lost work is re-run: more running hours, paid like any other
+    spot: dict[str, Any] = {}  # the mid run's lost work on spot and the work and day it was priced on
 
-    def timing(stretch: float) -> tuple[float, float, Interruptions]:
-        """(run hours, calendar hours, interruptions) of the work stretched by `stretch`."""
+    def timing(stretch: float) -> tuple[float, float, Interruptions, LostWork | None, float]:
+        """(run hours, calendar hours, interruptions, lost work on spot, calendar hours the p90 of the
+        spot running hours adds) of the work stretched by `stretch`."""
         intr = interruptions(workload, offer, h * active * stretch)
-        stretch *= rework
+        # lost work is re-run: more running hours, paid like any other
+        stretch *= min(MAX_STRETCH, rework_factor(workload, offer, h * active * stretch))
+        lw = None
+        if offer.preemption is not None:
+            spot["work"], spot["day"] = h * active * stretch, min(24.0, h * max(1.0, stretch))
+            lw = spot_lost_work(workload, offer, spot["work"], spot["day"])
+            stretch *= _spot_factor(lw)
         run_hours = h * active * stretch
         daily_run = min(24.0, h * max(1.0, stretch))
         calendar_hours = calendar_days(run_hours / daily_run, dpw) * 24 if run_hours > 0 else 0.0
+        p90_extra = 0.0
+        if lw is not None and run_hours > 0:
+            p90_run = run_hours * lw.p90_hours / lw.expected_hours
+            p90_extra = calendar_days(p90_run / daily_run, dpw) * 24 - calendar_hours
         spread = intr.recovery_hours + tr.hours - once
         slack = (24.0 - daily_run) * run_hours / daily_run if run_hours > 0 else 0.0
         calendar_hours += once + max(0.0, spread - slack)
-        return run_hours, calendar_hours, intr
+        return run_hours, calendar_hours, intr, lw, p90_extra
 
-    run_hours, calendar_hours, intr = timing(sd.total * sd.gpu_speed_factor)
+    run_hours, calendar_hours, intr, lw, p90_extra = timing(sd.total * sd.gpu_speed_factor)
+    lw_low = lw_high = None
+    if lw is not None and offer.preemption is not None:  # the reclaim rate's ends, on the mid run's work
+        lw_low = spot_lost_work(workload, offer, spot["work"], spot["day"], offer.preemption.rate.low)
+        lw_high = spot_lost_work(workload, offer, spot["work"], spot["day"], offer.preemption.rate.high)
     wall_hours = offer.setup_hours + calendar_hours
     if sd.low != sd.total or sd.high != sd.total:
-        run_lo, cal_lo, _ = timing(sd.low * sd.gpu_speed_factor)
-        run_hi, cal_hi, _ = timing(sd.high * sd.gpu_speed_factor)
+        run_lo, cal_lo, *_ = timing(sd.low * sd.gpu_speed_factor)
+        run_hi, cal_hi, *_ = timing(sd.high * sd.gpu_speed_factor)
+        timing(sd.total * sd.gpu_speed_factor)  # `spot` back to the mid run's
     else:
         run_lo = run_hi = run_hours
         cal_lo = cal_hi = calendar_hours
@@ -202,13 +256,16 @@ def option_cost(
         ops = tariff.lease_ops(g, lease_hours)
         ops_lo, ops_hi = tariff.lease_ops(g, lease_lo), tariff.lease_ops(g, lease_hi)
     setup = tariff.setup_cost
-    r_low, r_mid, r_high = paid * price.low, paid * price.mid, paid * price.high
+    k_lo = k_hi = 1.0  # on spot: the reclaim rate's ends with the price's
+    if lw is not None and lw_low is not None and lw_high is not None:
+        k_lo, k_hi = _spot_factor(lw_low) / _spot_factor(lw), _spot_factor(lw_high) / _spot_factor(lw)
+    r_low, r_mid, r_high = paid * price.low * k_lo, paid * price.mid, paid * price.high * k_hi
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
     total_mid = r_mid + ops + setup + tr.cost
     # the low / high ends: the price range's ends at the slowdown range's ends (an unknown tenancy,
     # overhead ranges); equal to the price's ends alone where the slowdown is one number
-    total_low = min(paid_lo * price.low + ops_lo, r_low + ops) + setup + tr.cost
-    total_high = max(paid_hi * price.high + ops_hi, r_high + ops) + setup + tr.cost
+    total_low = min(paid_lo * price.low * k_lo + ops_lo, r_low + ops) + setup + tr.cost
+    total_high = max(paid_hi * price.high * k_hi + ops_hi, r_high + ops) + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
                                  scenario.days_per_month)
     return OptionCost(
@@ -242,6 +299,8 @@ def option_cost(
         wall_hours_low=offer.setup_hours + cal_lo,
         wall_hours_high=offer.setup_hours + cal_hi,
         run_hours_dedicated=h * active,
+        preemption=lw,
+        p90_wall_hours=wall_hours + p90_extra,
     )
 
 
@@ -261,7 +320,12 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     What does not depend on x (the slowdown, the rework factor, the tariff's billed GPUs, ops rate and
     setup, and for hours per day the active days) is worked out once; the rest is `option_cost`'s own
     arithmetic in the same order, so that the searches, which look for exact zeros and compare signs,
-    land where they did when they priced each x in full."""
+    land where they did when they priced each x in full. Spot offers and work without checkpoints,
+    whose lost work is not linear in the running hours, are priced in full at each x."""
+    if offer.preemption is not None or math.isinf(workload.checkpoint_hours):
+        def full(x: float) -> float:
+            return option_cost(workload, offer, scenario, catalog, **{over: x}).decision
+        return full
     if workload.service is not None and offer.gpu != workload.gpus_allowed[0]:
         from gpuplan.engines.alternatives import on_gpu
 

@@ -120,7 +120,7 @@ def project_entry(pr: Any, scenario: Any, lang: str) -> dict[str, Any]:
 
 def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
     """The `gpuplan.plan/1` document of a plan: what every renderer of a plan reads."""
-    pools = []
+    pools: list[dict[str, Any]] = []
     curve = []
     for p in res.pools:
         pools.append({
@@ -160,6 +160,16 @@ def plan_document(res: PlanResult, lang: str = "en") -> PlanDoc:
                          "share_above_reserved_minus_step": _r(p.marginal.share_above_below, 4),
                          "share_above_reserved": _r(p.marginal.share_above, 4)},
         })
+        if p.spot is not None:  # the third tier: only where a spot offer takes work (older plans unchanged)
+            sp = p.spot
+            pools[-1]["cost_per_month"]["spot"] = _r(sp.per_month)
+            pools[-1]["spot"] = {
+                "offer": sp.offer.id, "gpus": sp.gpus, "gpus_per_node": sp.offer.gpus_per_node,
+                "gpu_hours_per_month": _r(sp.gpu_hours_per_month, 3),
+                "lost_gpu_hours_per_month": _r(sp.lost_gpu_hours_per_month, 3),
+                "preemptions_per_month": _r(sp.preemptions_per_month, 4),
+                "preemption_rate": _r(sp.offer.preemption.rate.mid if sp.offer.preemption else 0.0, 8),
+                "workloads": list(sp.workloads)}
         for i, (r, c) in enumerate(zip(p.sizing.candidates, p.curve_per_month, strict=True)):
             point: dict[str, Any] = {"gpu": p.gpu, "reserved_gpus": int(r), "cost_per_month": _r(float(c))}
             if p.curve_low_per_month is not None and p.curve_high_per_month is not None:

@@ -21,7 +21,16 @@ Per GPU type (a workload's first GPU):
   setup labour is paid once for the pool and once per workload that runs in containers; per month
   divides by the horizon, the longest schedule and at least one month (as `compare` does);
 - a demand CSV or a trace is a sample of usage that repeats: the lease runs for the sample's calendar
-  span with no term and no setup, and per month divides by that span (as `simulate` does).
+  span with no term and no setup, and per month divides by that span (as `simulate` does);
+- three tiers (issue 26): with a spot offer for the GPU, tolerant work runs on spot (`placement: spot`)
+  and leaves the pool's demand. Tolerant: not pinned to bare metal, not `no-preemption`, not `elastic`
+  (autoscaled work keeps its container tier), not inference (serving keeps capacity that stays), and
+  spot finishes it (`models.preemption`). It goes to spot when a GPU-hour of its work costs less there,
+  lost work included, than in on-demand containers and than a fully used leased card:
+      m_spot x (spot price + ops) < min(m_ct x (container price + ops), lease price per GPU-hour)
+  with m = compare's GPU-hours used on that offer over the workload's scheduled GPU-hours (slowdown,
+  interruptions and, on spot, the work reclaims throw away). The spot tier S is the spot work's peak
+  in whole spot instances; it costs its work's GPU-hours x m_spot at the spot tariff.
 """
 
 from __future__ import annotations
@@ -33,9 +42,11 @@ import numpy as np
 
 from gpuplan.constants import DEFAULT_QUEUEING
 from gpuplan.engines.alternatives import GpuChoice, candidates, choose, on_gpu
+from gpuplan.engines.cost import option_cost
 from gpuplan.engines.pool import Marginal, Sizing, marginal, size_pool, spill_curve
-from gpuplan.engines.pricing import cheapest, pool_slowdown
+from gpuplan.engines.pricing import cheapest, cheapest_spot, pool_slowdown
 from gpuplan.errors import GpuplanError
+from gpuplan.inputs.calendar import active_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.demand import HORIZON_START, Demand, from_schedules, workload_curve
 from gpuplan.inputs.demand import horizon_hours as demand_horizon
@@ -88,6 +99,23 @@ class PoolPlan:
     committed_cards: int = 0  # cards already signed (`commitments:`), used first
     committed_hours: int = 0  # hours from the start they run
     committed_per_month: float = 0.0  # what they still cost (ops; rental where unpaid), in `hybrid`
+    spot: SpotTier | None = None  # the pool's spot tier (issue 26), when a spot offer takes work
+
+
+@dataclass(frozen=True)
+class SpotTier:
+    """Tolerant work on spot capacity: the offer, its size and what it costs and loses a month."""
+
+    offer: Offer
+    gpus: int  # S: the spot work's peak in whole instances
+    per_month: float
+    low_per_month: float
+    high_per_month: float
+    gpu_hours_per_month: float  # GPU-hours run on spot, lost work included
+    lost_gpu_hours_per_month: float
+    preemptions_per_month: float
+    workloads: tuple[str, ...]
+    factors: dict[str, float]  # m_spot / m_ct (or the lease's) per workload: for the reasons
 
 
 @dataclass(frozen=True)
@@ -321,7 +349,11 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     own = demand.by_workload  # every workload's curve with schedules; the kept ones with a CSV
     elastic = sum((own[w.id] for w in wls if "elastic" in w.requires and w.id in own), zeros)
     pinned = sum((own[w.id] for w in wls if w.requires & PINNED and w.id in own), zeros)
-    pool_demand = total - elastic
+    spot_offer = cheapest_spot(scenario, gpu)
+    spot_m = _spot_choice(wls, spot_offer, bm, ct, scenario, cat) if spot_offer is not None else {}
+    curves_all = _curves(wls, demand, total) if spot_m else {}
+    spot_demand = sum((curves_all[i] for i in spot_m), zeros)
+    pool_demand = np.maximum(total - elastic - spot_demand, 0.0) if spot_m else total - elastic
     pinned_peak = float(pinned.max()) if n else 0.0
     if bm is None and pinned_peak > 0:
         raise GpuplanError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`", field="offers",
@@ -353,14 +385,25 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
     spill_h = b_ct_hours / sd if sd else 0.0
     own_curves = _curves(wls, demand, total)
-    pa = _assign(wls, own_curves, r, n, bm is not None, ct is not None)
+    on_pool = [w for w in wls if w.id not in spot_m]
+    pa = _assign(on_pool, own_curves, r, n, bm is not None, ct is not None)
+    if spot_m:
+        placed = {a.workload.id: a for a in pa}
+        placed.update({w.id: Assignment(w, "spot", "a_spot", {"share": 0.0, "factor": spot_m[w.id][0],
+                                                              "lost": spot_m[w.id][1]})
+                       for w in wls if w.id in spot_m})
+        pa = [placed[w.id] for w in wls]
     # one-off container setup: each workload of a schedule that runs (partly) in containers
     ct_setup = container.setup_cost if (project and container is not None) else 0.0
     setups_hybrid = ct_setup * sum(1 for a in pa if a.placement != "bare-metal")
     setups_all_ct = ct_setup * len(wls)
-    hybrid = mid.cost + elastic_cost + setups_hybrid
-    hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid
-    hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid
+    tier = _spot_tier(spot_offer, spot_m, curves_all, scenario, horizon, dpm) if spot_offer and spot_m else None
+    to_total = horizon / (dpm * 24.0)  # the tier is priced per month: back to the horizon's total
+    tier_mid, tier_low, tier_high = (tier.per_month * to_total, tier.low_per_month * to_total,
+                                     tier.high_per_month * to_total) if tier else (0.0, 0.0, 0.0)
+    hybrid = mid.cost + elastic_cost + setups_hybrid + tier_mid
+    hybrid_low = low.cost + pr.elastic(elastic_h, "low") + setups_hybrid + tier_low
+    hybrid_high = high.cost + pr.elastic(elastic_h, "high") + setups_hybrid + tier_high
     peak_all = float(total.max())
     if lease is not None:
         r_all = math.ceil(peak_all / step - 1e-9) * step
@@ -369,7 +412,7 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     else:
         all_bm = math.nan
     if container is not None:
-        all_ct_h = float(pool_demand.sum()) * sd + elastic_h * sd_elastic
+        all_ct_h = float(pool_demand.sum() + spot_demand.sum()) * sd + elastic_h * sd_elastic
         all_ct = container.container_cost(all_ct_h) + setups_all_ct
     else:
         all_ct = math.nan
@@ -411,6 +454,7 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         curve_high_per_month=curve(high, "high", setups_at(high))
         if same else None,
         committed_cards=signed, committed_hours=signed_hours, committed_per_month=signed_cost * f,
+        spot=tier,
     )
     return pool, pa
 
@@ -428,6 +472,60 @@ def _signed(scenario: Scenario, gpu: str, n: int, lease_hours: float) -> tuple[i
         hours = min(c.until_hours, float(n))
         cost += tariff.lease_ops(c.cards, hours) + (0.0 if c.paid else tariff.lease_rental(c.cards, hours))
     return sum(c.cards for c in mine), int(min(min(c.until_hours for c in mine), n)), cost
+
+
+def _used_per_scheduled(w: Workload, offer: Offer, scenario: Scenario,
+                        cat: Catalog) -> tuple[float, float, float, bool]:
+    """Per scheduled GPU-hour of the workload: compare's GPU-hours used on `offer` (m) and, on spot, the
+    expected reclaims; the share of the used GPU-hours reclaims throw away; whether spot finishes it."""
+    c = option_cost(w, offer, scenario, cat)
+    scheduled = w.gpus * w.hours_per_day * active_days(w.duration_hours, w.days_per_week)
+    m = c.gpu_hours_used / scheduled if scheduled > 0 else 1.0
+    lw = c.preemption
+    lost = lw.lost_hours / lw.expected_hours if lw is not None and lw.expected_hours > 0 else 0.0
+    n = lw.preemptions / scheduled if lw is not None and scheduled > 0 else 0.0
+    return m, lost, n, lw is None or lw.finishes
+
+
+def _spot_choice(wls: list[Workload], spot: Offer, bm: Offer | None, ct: Offer | None, scenario: Scenario,
+                 cat: Catalog) -> dict[str, tuple[float, float, float, float]]:
+    """The tolerant workloads spot runs cheapest (module docstring): id -> (its cost per GPU-hour of work
+    on spot over the best alternative's, lost share, m_spot, reclaims per scheduled GPU-hour)."""
+    spot_t = Tariff.of(spot, scenario)
+    ct_t = Tariff.of(ct, scenario) if ct is not None else None
+    lease_p = Tariff.of(bm, scenario).unit_price() if bm is not None else math.inf
+    out: dict[str, tuple[float, float, float, float]] = {}
+    for w in wls:
+        if w.requires & (PINNED | {"no-preemption", "elastic"}) or w.kind == "inference":
+            continue
+        m, lost, n, finishes = _used_per_scheduled(w, spot, scenario, cat)
+        if not finishes:
+            continue
+        here = m * spot_t.container_cost(1.0)
+        on_demand = _used_per_scheduled(w, ct, scenario, cat)[0] * ct_t.container_cost(1.0) \
+            if ct is not None and ct_t is not None else math.inf
+        best = min(on_demand, lease_p)
+        if here < best:
+            out[w.id] = (here / best, lost, m, n)
+    return out
+
+
+def _spot_tier(spot: Offer, chosen: dict[str, tuple[float, float, float, float]], curves: dict[str, np.ndarray],
+               scenario: Scenario, horizon: float, dpm: float) -> SpotTier:
+    t = Tariff.of(spot, scenario)
+    demand = sum((curves[i] for i in chosen), np.zeros(len(next(iter(curves.values())))))
+    peak = float(demand.max()) if len(demand) else 0.0
+    gpn = spot.gpus_per_node
+    used = sum(float(curves[i].sum()) * chosen[i][2] for i in chosen)
+    lost = sum(float(curves[i].sum()) * chosen[i][2] * chosen[i][1] for i in chosen)
+    f = dpm * 24.0 / horizon
+    reclaims = sum(float(curves[i].sum()) * chosen[i][3] for i in chosen)  # compare's expected count, per work
+    return SpotTier(
+        offer=spot, gpus=math.ceil(peak / gpn - 1e-9) * gpn,
+        per_month=float(t.container_cost(used)) * f, low_per_month=float(t.container_cost(used, "low")) * f,
+        high_per_month=float(t.container_cost(used, "high")) * f, gpu_hours_per_month=used * f,
+        lost_gpu_hours_per_month=lost * f, preemptions_per_month=reclaims * f,
+        workloads=tuple(chosen), factors={i: v[0] for i, v in chosen.items()})
 
 
 def _curves(wls: list[Workload], demand: Demand, total: np.ndarray) -> dict[str, np.ndarray]:

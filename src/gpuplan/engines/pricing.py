@@ -38,7 +38,14 @@ def _probe_workload(gpu: str) -> Workload:
 
 
 def cheapest(scenario: Scenario, gpu: str, mode: str) -> Offer | None:
-    offers = [o for o in scenario.offers if o.gpu == gpu and o.mode == mode]
+    """The cheapest offer of a GPU that bills as `mode`, spot capacity aside (its own tier, `cheapest_spot`)."""
+    offers = [o for o in scenario.offers if o.gpu == gpu and o.mode == mode and o.capacity != "spot"]
+    return min(offers, key=lambda o: (o.price_per_gpu_hour.mid, o.id)) if offers else None
+
+
+def cheapest_spot(scenario: Scenario, gpu: str) -> Offer | None:
+    """The cheapest spot offer of a GPU (issue 26: plan's spot tier)."""
+    offers = [o for o in scenario.offers if o.gpu == gpu and o.capacity == "spot"]
     return min(offers, key=lambda o: (o.price_per_gpu_hour.mid, o.id)) if offers else None
 
 

@@ -99,12 +99,15 @@ def fluid_queue(demand: np.ndarray, reserved: int, burst_after: float) -> FluidR
     for a, amount in queue:  # still waiting when the curve ends: counted at its wait so far
         waits.append(min(n - a, limit))
         amounts.append(amount)
-    total = sum(amounts)
-    mean = sum(map(operator.mul, waits, amounts)) / total if total > 0 else 0.0
-    w = np.asarray(waits, dtype=np.float64)
-    served = w[np.asarray(amounts, dtype=np.float64) > 1e-12]
-    stats = {"mean": mean, "p50": _quantile(w, amounts, total, 0.5), "p95": _quantile(w, amounts, total, 0.95),
-             "max": float(served.max()) if len(served) else 0.0}
+    # every statistic over the same amounts: those above 1e-12 GPU-hours (a vanishing amount, such as a
+    # demand of 1e-130 GPUs, would otherwise count in the quantiles but not in the maximum)
+    kept_waits = [x for x, y in zip(waits, amounts, strict=True) if y > 1e-12]
+    kept = [y for y in amounts if y > 1e-12]
+    total = sum(kept)
+    mean = sum(map(operator.mul, kept_waits, kept)) / total if total > 0 else 0.0
+    w = np.asarray(kept_waits, dtype=np.float64)
+    stats = {"mean": mean, "p50": _quantile(w, kept, total, 0.5), "p95": _quantile(w, kept, total, 0.95),
+             "max": float(w.max()) if len(w) else 0.0}
     return FluidRun(reserved, burst, stats)
 
 

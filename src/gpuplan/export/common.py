@@ -45,6 +45,8 @@ class ExportOptions:
     leased_context: str = "gpuplan-leased"  # SkyPilot: Kubernetes context of the leased cluster
     elastic_context: str = "gpuplan-elastic"  # SkyPilot: Kubernetes context of the elastic cluster
     accelerators: dict[str, str] = field(default_factory=dict)  # gpu id -> SkyPilot accelerator name
+    spot_infra: str | None = None  # SkyPilot: where spot work runs (e.g. aws, gcp/us-central1); None: any cloud
+    spot_taint_key: str = "gpuplan.io/spot"  # taint on spot nodes, tolerated by the spot flavor
     slurm_accounting: bool = False  # Slurm: AccountingStorageTRES active (slurmdbd runs) or commented
     generated_at: str | None = None  # overrides the plan's time (else SOURCE_DATE_EPOCH, plan, now)
 

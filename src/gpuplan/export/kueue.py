@@ -10,7 +10,11 @@ Mapping (see docs/export.md):
   flavors and their cards as quota, in one cohort with the hybrid queue, which may borrow those cards
   while they idle (borrowingLimit) and gives them back (reclaimWithinCohort: Any);
 - LocalQueues `hybrid` and `bare-metal` in each namespace; WorkloadPriorityClasses for core work and
-  experiments; with autoscale a ProvisioningRequest AdmissionCheck on the elastic flavors only.
+  experiments; with autoscale a ProvisioningRequest AdmissionCheck on the elastic flavors only;
+- a spot tier (issue 26) -> ResourceFlavor `<gpu>-spot` (nodeLabels `<label>=spot`, the spot nodes'
+  taint in nodeTaints and its toleration), ClusterQueue `<name>-spot` (the spot cards, lent to no one:
+  lendingLimit 0; then the elastic flavor with no quota of its own, so spot work borrows on-demand
+  cards from the cohort when spot has none: the on-demand fallback) and LocalQueue `spot`.
 
 API versions: v1beta2 names the cohort `cohortName` and accepts only MayStopSearch/TryNextFlavor in
 flavorFungibility; v1beta1 names it `cohort`, and for the older Kueue releases that only serve
@@ -85,6 +89,10 @@ def elastic_flavor(options: ExportOptions, gpu_slug: str) -> str:
     return f"{gpu_slug}-elastic"
 
 
+def spot_flavor(options: ExportOptions, gpu_slug: str) -> str:
+    return f"{gpu_slug}-spot"
+
+
 def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
     """The Kueue objects for `plan`, in apply order."""
     n = options.name
@@ -93,9 +101,10 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
     leased_pools = [p for p in plan.pools if p.reserved_gpus > 0]
     elastic = {p.gpu: plan.elastic_gpus(p.gpu) for p in plan.pools}
     elastic_pools = [p for p in plan.pools if elastic[p.gpu] > 0]
+    spot_pools = [p for p in plan.pools if p.spot_gpus > 0]
     bare_metal = plan.has_bare_metal_only
-    cohort = n if bare_metal else None
-    if not leased_pools and not elastic_pools:
+    cohort = n if bare_metal or spot_pools else None
+    if not leased_pools and not elastic_pools and not spot_pools:
         raise ExportError(
             "the plan leases no cards and spills none: there is no capacity to export",
             file=plan.source,
@@ -151,6 +160,21 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             )
         )
 
+    spot_taint = {"key": options.spot_taint_key, "value": "true", "effect": "NoSchedule"}
+    for p in spot_pools:
+        objs.append(
+            _obj(
+                options,
+                "ResourceFlavor",
+                spot_flavor(options, p.slug),
+                {
+                    "nodeLabels": {options.label_key: "spot", **node_labels(p)},
+                    "nodeTaints": [spot_taint],
+                    "tolerations": [{"key": options.spot_taint_key, "operator": "Exists", "effect": "NoSchedule"}],
+                },
+            )
+        )
+
     check_name = f"{n}-elastic-provisioning"
     if options.autoscale and elastic_pools:
         objs.append(
@@ -180,7 +204,8 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             )
         )
 
-    def flavor(name: str, gpu_resource_name: str, gpus: int, borrow: int | None = None) -> dict[str, Any]:
+    def flavor(name: str, gpu_resource_name: str, gpus: int, borrow: int | None = None,
+               lend: int | None = None) -> dict[str, Any]:
         res = []
         for r in covered:
             if r == "cpu":
@@ -196,6 +221,8 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
                         r, str(borrow)
                     )
                 )
+            if lend is not None:
+                entry["lendingLimit"] = lend
             res.append(entry)
         return {"name": name, "resources": res}
 
@@ -262,6 +289,27 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
                 },
             )
         )
+    if spot_pools:
+        spot_flavors = [flavor(spot_flavor(options, p.slug), resources[p.gpu], p.spot_gpus, lend=0)
+                        for p in spot_pools]
+        # the on-demand fallback: elastic flavors with no quota here, borrowed from the hybrid queue
+        spot_flavors += [flavor(elastic_flavor(options, p.slug), resources[p.gpu], 0)
+                         for p in spot_pools if elastic[p.gpu] > 0]
+        cqs.append(
+            _obj(
+                options,
+                "ClusterQueue",
+                f"{n}-spot",
+                {
+                    cohort_key: cohort,
+                    "namespaceSelector": {},
+                    "queueingStrategy": strategy,
+                    "resourceGroups": [{"coveredResources": covered, "flavors": spot_flavors}],
+                    "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
+                    "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Never"},
+                },
+            )
+        )
     objs += cqs
 
     for ns in options.namespaces:
@@ -270,6 +318,8 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             objs.append(
                 _obj(options, "LocalQueue", "bare-metal", {"clusterQueue": f"{n}-bare-metal"}, namespace=ns)
             )
+        if spot_pools:
+            objs.append(_obj(options, "LocalQueue", "spot", {"clusterQueue": f"{n}-spot"}, namespace=ns))
     return objs
 
 
@@ -289,8 +339,11 @@ def _comments(plan: Plan, options: ExportOptions) -> list[str]:
         "Submit with the labels kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class, and pin",
         "the GPU model with the pod nodeSelector (Kueue then assigns only that model's flavors):",
     ]
+    if any(p.spot_gpus for p in plan.pools):
+        lines.append(f"Spot nodes: label {options.label_key}=spot and taint them {options.spot_taint_key}=true:"
+                     "NoSchedule; spot work checkpoints and is requeued when a node is reclaimed.")
     for a in plan.assignments:
-        queue = "bare-metal" if a.bare_metal_only else "hybrid"
+        queue = "bare-metal" if a.bare_metal_only else ("spot" if a.placement == "spot" else "hybrid")
         prio = f"{n}-core" if a.core else f"{n}-experiment"
         (key, value), = node_labels(plan.pool(a.gpu)).items()
         lines.append(

@@ -41,6 +41,10 @@ class Pool:
     # GPU-hours a month the plan runs in containers for this GPU (spill above the leased cards +
     # elastic work); 0 means the plan spills nothing and no exporter creates elastic capacity.
     container_gpu_hours: float = 0.0
+    # the spot tier (issue 26): the offer and S, the spot work's peak in whole instances (0: no tier)
+    spot_offer: str | None = None
+    spot_gpus: int = 0
+    spot_gpus_per_node: int = 8
 
     @property
     def slug(self) -> str:
@@ -287,6 +291,9 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
             demand_peak=raw.demand.peak,
             demand_mean=raw.demand.mean,
             container_gpu_hours=_container_gpu_hours(raw, contract.assignments),
+            spot_offer=raw.spot.offer if raw.spot is not None else None,
+            spot_gpus=raw.spot.gpus if raw.spot is not None else 0,
+            spot_gpus_per_node=raw.spot.gpus_per_node if raw.spot is not None else 8,
         )
         if pool.reserved_gpus > pool.nodes * pool.gpus_per_node:
             raise fail(
@@ -324,6 +331,11 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
                 f"{path}.placement",
                 f"workload {a.workload!r} requires elastic and must be container, got {a.placement!r}",
             )
+        if a.placement == "spot" and "no-preemption" in a.requires:
+            raise fail(f"{path}.placement", f"workload {a.workload!r} requires no-preemption and cannot be spot")
+        if a.placement == "spot" and next(p for p in pools if p.gpu == a.gpu).spot_gpus == 0:
+            raise fail(f"{path}.placement", f"workload {a.workload!r} is placed on spot but the {a.gpu} pool "
+                       "has no spot tier (pools[].spot)")
         if a.bare_metal_only and next(p for p in pools if p.gpu == a.gpu).reserved_gpus == 0:
             raise fail(
                 f"{path}.placement",

@@ -17,6 +17,11 @@ feature discovery, no NVIDIA task fits (checked with SkyPilot 0.14.1's own `chec
 tests/integration/test_skypilot_contexts.py). When a plan has GPUs of more than one vendor, each
 vendor gets its own contexts: `<context>-<vendor>` (or a name given with `{vendor}` in the option,
 `--leased-context prod-{vendor}`); the header says which label scheme and resource key each needs.
+
+Work the plan places on spot (issue 26) asks for spot first and falls back to on demand:
+`ordered: [{use_spot: true}, {use_spot: false}]` on --spot-infra (any enabled cloud when not given;
+SkyPilot's Kubernetes infra has no spot), and `job_recovery: FAILOVER` so that a managed job
+(`sky jobs launch`) is relaunched where capacity is after a reclaim, resuming from its checkpoints.
 """
 
 from __future__ import annotations
@@ -60,6 +65,15 @@ def task(a: Assignment, plan: Plan, options: ExportOptions) -> dict[str, Any]:
     leased = {"infra": f"k8s/{context(options.leased_context, pool.vendor, plan)}"}
     elastic = {"infra": f"k8s/{context(options.elastic_context, pool.vendor, plan)}"}
     resources: dict[str, Any] = {"accelerators": f"{accelerator(a.gpu, options)}:{per_node}"}
+    if a.placement == "spot":
+        where = {"infra": options.spot_infra} if options.spot_infra else {}
+        resources["ordered"] = [{**where, "use_spot": True}, {**where, "use_spot": False}]
+        resources["job_recovery"] = {"strategy": "FAILOVER"}
+        spot: dict[str, Any] = {"name": slugify(a.workload)}
+        if nodes > 1:
+            spot["num_nodes"] = nodes
+        spot["resources"] = resources
+        return spot
     candidates = []
     if pool.reserved_gpus:
         candidates.append(leased)

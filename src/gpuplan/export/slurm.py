@@ -9,6 +9,13 @@ SuspendTime. Cards are typed GRES named by the model's short name (`Gres=gpu:h10
 job lands on leased nodes first and spills to elastic ones; a job kept on bare metal asks
 `--constraint=baremetal`, and its comment says why: required by a rule, or placed there by the plan.
 `AccountingStorageTRES=gres/gpu,...` makes accounting record GPUs per job (where accounting is on).
+A spot tier (issue 26) adds `State=CLOUD` spot nodes (`Feature=spot,<model>`,
+names `<gpu>-spot<N>` so ResumeProgram can ask the provider for spot) that only the partition
+`<name>-spot` holds; spot jobs are submitted there with `--requeue`, so a reclaimed node's job goes
+back to the queue. The on-demand fallback is the submitter's: `--partition=<name>-spot,<name>` lets
+Slurm start the job in whichever partition can run it first. (Putting the elastic nodes in the spot
+partition behind a higher weight does not make spot come first: Slurm 22.05 powered a 100-weight
+elastic node up for a spot job with a 50-weight spot node powered down beside it, in the live test.)
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from gpuplan.export.model import BARE_METAL_REQUIREMENTS, Assignment, Plan, Pool
 
 LEASED_WEIGHT = 1
 ELASTIC_WEIGHT = 100
+SPOT_WEIGHT = 50  # between leased and elastic (the nodes are in a partition of their own)
 SUSPEND_TIME_S = 600
 DEVICE_FILES = {"nvidia": "/dev/nvidia", "huawei": "/dev/davinci"}
 SCRIPT_DIR = "/etc/slurm"
@@ -92,6 +100,10 @@ def node_groups(plan: Plan) -> list[NodeGroup]:
                 True,
                 p,
             )
+    for i, p in enumerate(plan.pools):
+        if p.spot_gpus:
+            groups += _groups(f"{p.slug}-spot", split_cards(p.spot_gpus, p.spot_gpus_per_node), SPOT_WEIGHT + i,
+                              f"spot,{names(p.gpu).short}", True, p)
     return groups
 
 
@@ -176,12 +188,16 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
         ]
     out += ["#", "# Leased bare-metal nodes: lowest Weight, allocated first."]
     out += [node_line(g, options) for g in leased]
-    if cloud:
+    spot = [g for g in cloud if g.feature.startswith("spot,")]
+    if len(cloud) > len(spot):
         out += [
             "#",
             "# Elastic container nodes: higher Weight, powered up only when the leased ones are full.",
         ]
-        out += [node_line(g, options) for g in cloud]
+        out += [node_line(g, options) for g in cloud if g not in spot]
+    if spot:
+        out += ["#", "# Spot nodes (reclaimable): only in the spot partition (submit with --requeue)."]
+        out += [node_line(g, options) for g in spot]
     out += ["#", "# One partition over every node. Select the GPU model with its typed GRES or feature:"]
     for p in plan.pools:
         if any(g.pool is p for g in groups):
@@ -190,13 +206,21 @@ def render(plan: Plan, options: ExportOptions) -> tuple[str, str]:
     for a in plan.assignments:
         short = names(a.gpu).short
         pin = f" --constraint=baremetal ({_why_bare_metal(a)})" if a.bare_metal_only else ""
+        if a.placement == "spot":
+            pin = (f" --partition={options.name}-spot --requeue (spot; --partition={options.name}-spot,"
+                   f"{options.name} to fall back to on demand)")
         nodes, per_node = spread(a.gpus, plan.pool(a.gpu).gpus_per_node)
         where = f"-N {nodes} " if nodes > 1 else ""
         out.append(f"#   {a.workload}: {where}--gres=gpu:{short}:{per_node}{pin}")
     out.append(
-        f"PartitionName={options.name} Nodes={','.join(g.hostlist for g in groups)} "
+        f"PartitionName={options.name} Nodes={','.join(g.hostlist for g in groups if g not in spot)} "
         "Default=YES MaxTime=INFINITE State=UP"
     )
+    if spot:
+        out.append(
+            f"PartitionName={options.name}-spot Nodes={','.join(g.hostlist for g in spot)} "
+            "Default=NO MaxTime=INFINITE State=UP"
+        )
     gres = [gres_line(g) for g in groups]
     # every line built from the plan's names stays one line (a workload id with a newline stays in its comment)
     return "\n".join(map(one_line, out)) + "\n", "\n".join(map(one_line, gres)) + "\n"

@@ -9,6 +9,9 @@ and elastic node groups and prefers the leased one, so pods of the queue land on
 leased nodes first (Volcano's `nodegroup` plugin; label nodes `volcano.sh/nodegroup-name=<group>`).
 Workloads that must run on bare metal pin themselves with a pod nodeSelector on the leased group
 (listed in the file's header) instead of a second queue that would promise the same cards twice.
+A spot tier (issue 26) is its own Queue `<name>-<gpu>-spot`: capability = deserved = the spot cards,
+no guarantee (reclaimable capacity promises nothing), nodeGroupAffinity requiring the spot node group
+(and the elastic one as the on-demand fallback, preferring spot).
 """
 
 from __future__ import annotations
@@ -69,7 +72,22 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [f"{p.slug}-leased"]
         spec["affinity"] = {"nodeGroupAffinity": affinity}
         objs.append(_queue(queue_name(plan, options, p.gpu), spec))
+    for p in plan.pools:
+        if not p.spot_gpus:
+            continue
+        resources = {p.gpu: gpu_resource(p, options, plan)}
+        cards = _resources({p.gpu: p.spot_gpus}, resources, options)
+        groups = [f"{p.slug}-spot"] + ([f"{p.slug}-elastic"] if plan.elastic_gpus(p.gpu) else [])
+        objs.append(_queue(spot_queue_name(plan, options, p.gpu), {
+            "weight": 1, "reclaimable": True, "capability": cards, "deserved": dict(cards),
+            "affinity": {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": groups,
+                                               "preferredDuringSchedulingIgnoredDuringExecution": [f"{p.slug}-spot"]}},
+        }))
     return objs
+
+
+def spot_queue_name(plan: Plan, options: ExportOptions, gpu: str) -> str:
+    return f"{options.name}-{plan.pool(gpu).slug}-spot"
 
 
 def _queue(name: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +104,7 @@ def export(plan: Plan, options: ExportOptions) -> ExportResult:
     check_volcano(objs)
     groups = [f"{p.slug}-leased" for p in plan.pools if p.reserved_gpus] + [
         f"{p.slug}-elastic" for p in plan.pools if plan.elastic_gpus(p.gpu)
-    ]
+    ] + [f"{p.slug}-spot" for p in plan.pools if p.spot_gpus]
     lines = [
         "Volcano Queues, one per GPU model. Enable the `nodegroup` plugin in the scheduler config and",
         f"label the nodes {NODEGROUP_LABEL}=<group> ({', '.join(groups)}).",
@@ -98,12 +116,11 @@ def export(plan: Plan, options: ExportOptions) -> ExportResult:
             if a.bare_metal_only
             else ""
         )
-        lines.append(
-            f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {queue_name(plan, options, a.gpu)}{pin}"
-        )
+        queue = spot_queue_name(plan, options, a.gpu) if a.placement == "spot" else queue_name(plan, options, a.gpu)
+        lines.append(f"  {a.workload} ({a.gpus}x {a.gpu}, {a.placement}): queue {queue}{pin}")
     head = header("volcano", plan, options, lines)
     text = head + "---\n" + dump_all(objs)
     return ExportResult("volcano", (ExportFile("volcano-queues.yaml", text),), text)
 
 
-__all__ = ["build", "export", "queue_name"]
+__all__ = ["build", "export", "queue_name", "spot_queue_name"]

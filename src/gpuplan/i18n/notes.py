@@ -26,6 +26,9 @@ def note_text(note: Any, lang: str, area: str = "compare") -> str:
             items = params[key]
             none = t(f"{area}.none_item", lang)
             params[key] = SEP[lang].join(t(f"{area}.{k}", lang) for k in items) if items else none
+    if isinstance(params.get("ckpt"), float):  # a checkpoint interval in hours; inf: none
+        h = params["ckpt"]
+        params["ckpt"] = t("compare.ckpt_none", lang) if h == float("inf") else t("compare.ckpt_every", lang, h=h)
     if isinstance(params.get("req"), list):
         params["req"] = ", ".join(params["req"])
     return t(f"{area}.{note.key}", lang, **params)

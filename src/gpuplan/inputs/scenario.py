@@ -7,6 +7,7 @@ Fields left out take the catalog's per-mode defaults, and each default used is r
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -32,6 +33,7 @@ from gpuplan.inputs.scenario_types import (
     OfferIn,
     Overhead,
     OverheadIn,
+    Preemption,
     Range,
     Scenario,
     ScenarioIn,
@@ -52,7 +54,12 @@ HINTS = {
     "days_per_week": "days_per_week is a whole number from 1 to 7.",
     "utilization": "utilization is the share of running time the GPUs do work, in (0, 1]; `gpuplan audit` measures it.",
     "communication": "communication is the share of a step spent in non-overlapped GPU-GPU communication, in [0, 1).",
-    "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic.",
+    "requires": "requires lists any of: compliance, custom-driver, multi-node, isolation, elastic, no-preemption.",
+    "capacity": "capacity is on-demand, spot (reclaimable, see `preemption:`) or reserved.",
+    "preemption": "preemption is {rate: reclaims per node-hour, per: node-hour|instance-hour|gpu-hour, "
+    "notice: 2m, max_lifetime: 24h or none, restart: 10m}.",
+    "checkpoint_interval": "checkpoint_interval is a duration such as 30m or 2h, or none "
+    "(a preempted run starts over).",
     "kind": "kind is one of: training, fine-tuning, experiment, inference.",
     "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills).",
     "tenancy": "tenancy is dedicated (the whole node is yours), shared-node (other tenants on the host) "
@@ -639,6 +646,17 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
     if rate is None:
         used.append("interruptions_per_gpu_day")
         rate = float(rel["per_gpu_day"])
+    capacity = raw.capacity or "on-demand"
+    if raw.preemption is not None and capacity != "spot":
+        raise loc8.error(("offers", i, "preemption"), f"preemption is given but the capacity is {capacity}",
+                         "only spot capacity is reclaimed: add `capacity: spot`, or drop `preemption:`.")
+    preemption = None
+    if capacity == "spot":
+        if billing != "container":
+            raise loc8.error(("offers", i, "capacity"), "spot capacity is sold by the hour, but this offer is a lease",
+                             "give spot offers an hourly price (per gpu-hour or node-hour) and no min_term "
+                             "of a day or more, on mode vm or container.")
+        preemption = _resolve_preemption(raw, i, gpn, cat, loc8, used)
     return Offer(
         id=raw.id,
         provider=raw.provider,
@@ -673,7 +691,54 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         terms=resolve_terms(raw.terms, i, gpn, dpm, loc8.error),
         overhead_alt=overhead_alt,
         sharing=raw.sharing,
+        capacity=capacity,
+        preemption=preemption,
     )
+
+
+def _resolve_preemption(raw: OfferIn, i: int, gpn: int, cat: Catalog, loc8: _Locator,
+                        used: list[str]) -> Preemption:
+    """The offer's `preemption:`, each field it leaves out from the catalog's default for its provider."""
+    spot = cat.defaults["spot"]
+    providers = spot["providers"]
+    key = (raw.provider or "").strip().lower()
+    name = key if key in providers else str(spot["default"])
+    d = providers[name]
+    given = raw.preemption
+    loc = ("offers", i, "preemption")
+    if given is None:
+        used.append(f"preemption ({name})")
+        rate_raw: Any = d["rate"]
+        per = str(d["per"])
+    else:
+        rate_raw, per = given.rate, given.per
+    written = _as_range(rate_raw)
+    k = gpn if per == "gpu-hour" else 1  # an instance is a node
+    rate = Range(written.low * k, written.high * k)
+
+    def dur(field: str, allow_none: bool) -> float | None:
+        value = getattr(given, field, None) if given is not None else None
+        if value is None:
+            value = d.get(field)
+            if value is None:
+                return None
+            if given is not None:
+                used.append(f"preemption.{field}")
+        if allow_none and str(value).strip().lower() == "none":
+            return None
+        return _duration(loc8, (*loc, field), value)
+
+    notice = dur("notice", False)
+    life = dur("max_lifetime", True)
+    if life is not None and life <= 0:
+        raise loc8.error((*loc, "max_lifetime"), "max_lifetime must be longer than 0",
+                         "for example 24h, or none for no limit.")
+    restart = _duration(loc8, (*loc, "restart"), given.restart) if given is not None and given.restart else None
+    source = given.source if given is not None and given.source else " ".join(str(d.get("source", "")).split())
+    as_of = given.as_of if given is not None and given.as_of else d.get("as_of")
+    return Preemption(rate=rate, per=per, rate_as_written=written, notice_hours=notice or 0.0,
+                      max_lifetime_hours=life, restart_hours=restart, source=source,
+                      as_of=None if as_of is None else str(as_of))
 
 
 def _overhead_default(platform: str, tenancy: str, nic: str, cat: Catalog) -> dict[str, Any]:
@@ -760,7 +825,9 @@ def _resolve_workload(w: Any, i: int, cat: Catalog, loc8: _Locator, sites: tuple
             raise loc8.error(("workloads", i, "data", "site"), f"unknown site `{w.data.site}`",
                              f"sites: {', '.join(sites) or 'none'}; list it under `sites:`.")
         data = Data(w.data.size_gb, w.data.site, w.data.moves)
-    if w.checkpoint_interval is not None:
+    if w.checkpoint_interval is not None and w.checkpoint_interval.strip().lower() == "none":
+        checkpoint = math.inf  # no checkpoints: a preempted or interrupted run starts over
+    elif w.checkpoint_interval is not None:
         checkpoint = _duration(loc8, ("workloads", i, "checkpoint_interval"), w.checkpoint_interval)
         if checkpoint <= 0:
             raise loc8.error(("workloads", i, "checkpoint_interval"), "checkpoint_interval must be longer than 0",

@@ -23,7 +23,9 @@ Platform = Literal["bare-metal", "vm", "container"]  # how the platform behaves 
 Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
 Nic = Literal["native", "passthrough", "sr-iov", "virtual"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
-Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic"]
+Requirement = Literal["compliance", "custom-driver", "multi-node", "isolation", "elastic", "no-preemption"]
+Capacity = Literal["on-demand", "spot", "reserved"]  # how the capacity is sold (issue 26)
+PreemptionPer = Literal["node-hour", "instance-hour", "gpu-hour"]
 PricePer = Literal["gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", "node-month"]
 InterconnectKind = Literal["nvlink", "hccs", "pcie", "none"]
 Rdma = Literal["none", "roce", "infiniband"]
@@ -135,6 +137,23 @@ class DataIn(_Strict):
     moves: Literal["once", "per-run", "daily"] = "once"
 
 
+class PreemptionIn(_Strict):
+    """How often spot capacity is reclaimed, and how (issue 26; see `gpuplan.models.preemption`)."""
+
+    rate: NonNeg | tuple[NonNeg, NonNeg]  # a provider's published bucket may stand for a range
+    per: PreemptionPer = "node-hour"
+    notice: str | None = None  # warning before the reclaim, e.g. 2m
+    max_lifetime: str | None = None  # e.g. 24h: the instance is stopped after it, whatever happens
+    restart: str | None = None  # one restart (start-up + data reload); default: the offer's reschedule wait
+    source: str | None = None
+    as_of: str | None = None
+
+    @field_validator("rate")
+    @classmethod
+    def _ordered(cls, v: object) -> object:
+        return _check_range(v)
+
+
 class OfferIn(_Strict):
     id: Name | None = None
     use: Name | None = None
@@ -159,6 +178,8 @@ class OfferIn(_Strict):
     spares: Annotated[int, Field(ge=0, le=1000)] | None = None  # leased spare nodes (bare metal)
     interruptions_per_gpu_day: NonNeg | None = None
     sharing: Literal["mig", "mps", "time-slicing"] | None = None  # how a card is split among fractional work
+    capacity: Capacity | None = None  # on-demand (default), spot (preemptible) or reserved
+    preemption: PreemptionIn | None = None  # spot only: the reclaim rate, notice and max lifetime
     source: str | None = None
     as_of: str | None = None
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
@@ -325,6 +346,26 @@ class Offer:
     # range (`overhead` holds the default, shared-host figures; `perf.slowdown` prices both)
     overhead_alt: Overhead | None = None
     sharing: str | None = None  # mig | mps | time-slicing: how fractional work shares a card (issue 24)
+    capacity: str = "on-demand"  # on-demand | spot | reserved
+    preemption: Preemption | None = None  # set for spot capacity
+
+    @property
+    def spot(self) -> bool:
+        return self.capacity == "spot"
+
+
+@dataclass(frozen=True)
+class Preemption:
+    """A spot offer's reclaims, resolved: the rate per node-hour (an instance is a node)."""
+
+    rate: Range  # per node-hour; the middle is used for the verdict, the ends for low/high
+    per: str  # as written: node-hour | instance-hour | gpu-hour
+    rate_as_written: Range
+    notice_hours: float
+    max_lifetime_hours: float | None
+    restart_hours: float | None  # None: the offer's reschedule wait + data reload
+    source: str | None = None
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -346,7 +387,7 @@ class Workload:
     memory_gb: float | None = None
     speed: tuple[tuple[str, float], ...] = ()  # (gpu id, speed relative to the first GPU), user-measured
     data: Data | None = None
-    checkpoint_hours: float = 1.0
+    checkpoint_hours: float = 1.0  # inf: `checkpoint_interval: none` (a preempted run starts over)
     start_hours: float = 0.0  # hours from the scenario's start to the workload's (`start:`)
     once: bool = False  # runs once, from its start, for its duration (else an ongoing schedule)
     service: Service | None = None  # an inference service sized by load

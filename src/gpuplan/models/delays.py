@@ -18,14 +18,19 @@ Interruptions (the offer's rate per GPU-day, the catalog's default from Llama 3'
                  support response, clock running only in business hours where it says so, + repair;
                  minutes with a leased spare)
 More spares or a faster response never lengthen a run: both only lower the recovery wait.
+With `checkpoint_interval: none` an interruption restarts the run from zero: k is then the exact
+expectation of `models.preemption` (rate x gpus / 24 per hour, the run as one segment, no restart
+time: the recovery wait is counted apart), which grows exponentially with the run's length.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.inputs.sites import route
+from gpuplan.models.preemption import segment_moments
 
 
 @dataclass(frozen=True)
@@ -68,15 +73,31 @@ def transfer(workload: Workload, offer: Offer, scenario: Scenario, active_days: 
     return Transfer(moves, d.size_gb, gbps, hours, moves * d.size_gb * r.cost_per_gb, r.hops)
 
 
-def rework_factor(workload: Workload, offer: Offer) -> float:
-    """k: the running time a job needs with its lost work re-run, over the time without interruptions."""
+def rework_factor(workload: Workload, offer: Offer, run_hours: float | None = None) -> float:
+    """k: the running time a job needs with its lost work re-run, over the time without interruptions.
+
+    `run_hours` (per GPU, without the lost work) matters only without checkpoints; left out there, k
+    is that of a one-day run."""
     if workload.kind == "inference":
         return 1.0
+    if math.isinf(workload.checkpoint_hours):
+        w = 24.0 if run_hours is None else run_hours
+        lam = offer.interruptions_per_gpu_day * workload.gpus / 24
+        if w <= 0 or lam <= 0:
+            return 1.0
+        if lam * w > 50:
+            return math.inf
+        return segment_moments(lam, w, 0.0)[1] / w
     return 1.0 + offer.interruptions_per_gpu_day * workload.gpus * workload.checkpoint_hours / 48
 
 
 def interruptions(workload: Workload, offer: Offer, run_hours: float) -> Interruptions:
     """`run_hours`: per GPU, without the lost work."""
     n = offer.interruptions_per_gpu_day * workload.gpus * run_hours / 24
-    lost = 0.0 if workload.kind == "inference" else n * workload.checkpoint_hours / 2
+    if workload.kind == "inference":
+        lost = 0.0
+    elif math.isinf(workload.checkpoint_hours):
+        lost = run_hours * (rework_factor(workload, offer, run_hours) - 1)
+    else:
+        lost = n * workload.checkpoint_hours / 2
     return Interruptions(expected=n, lost_hours=lost, recovery_hours=n * offer.recovery_hours)

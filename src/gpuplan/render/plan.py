@@ -36,6 +36,10 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
     if p.offer_container and hours is not None and hours.elastic > 1e-9:
         lines.append(t("plan.sum_elastic", lang, hours=hours.elastic, price=p.container_per_gpu_hour, currency=cur,
                        sd=p.container_slowdown_elastic, total=c.elastic or 0.0))
+    if p.spot is not None:
+        lines.append(t("plan.sum_spot", lang, offer=p.spot.offer, gpus=p.spot.gpus, hours=p.spot.gpu_hours_per_month,
+                       lost=p.spot.lost_gpu_hours_per_month, n=p.spot.preemptions_per_month,
+                       total=getattr(c, "spot", None) or 0.0))
     if c.setup:
         lines.append(t("plan.sum_setup", lang, total=c.setup))
     if p.committed_gpus:

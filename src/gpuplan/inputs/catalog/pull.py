@@ -11,6 +11,9 @@ GPU the catalog does not know (TPUs, small workstation cards) are left out and c
 
 Cloud VMs are written as `mode: vm` (hourly, so billed like containers; behaving like VMs), whole
 8-GPU machines with `tenancy: dedicated`, smaller ones `shared-node`; RunPod's pods as `mode: container`.
+Spot instance types are written `capacity: spot` with the catalog's default `preemption:` for their
+provider (`spot.providers` in defaults.yaml: rate, notice, max lifetime, with its source), so that
+compare prices the work reclaims throw away instead of treating spot as a cheaper on-demand offer.
 """
 
 from __future__ import annotations
@@ -119,6 +122,20 @@ def _gpu_id(cat: Catalog, name: str | None, memory: float | None) -> tuple[str, 
     return None
 
 
+def _spot_default(cat: Catalog, provider: str) -> dict[str, Any]:
+    """The catalog's default `preemption:` for a provider's spot offers (the generic one if it has none)."""
+    spot = cat.defaults["spot"]
+    name = provider.lower() if provider.lower() in spot["providers"] else str(spot["default"])
+    d = spot["providers"][name]
+    out: dict[str, Any] = {"rate": d["rate"], "per": d["per"]}
+    for key in ("notice", "max_lifetime"):
+        if d.get(key) is not None:
+            out[key] = str(d[key])
+    out["source"] = f"catalog default for {name} spot: " + " ".join(str(d.get("source", "")).split())
+    out["as_of"] = str(d.get("as_of"))
+    return out
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
@@ -184,6 +201,8 @@ def pull_offers(
             offer["mode"] = "container"
         offer.update(currency="USD", price={"amount": amount, "per": "gpu-hour"}, gpus_per_node=g.gpu_count,
                      source=src, as_of=when)
+        if g.spot:
+            offer.update(capacity="spot", preemption=_spot_default(cat, g.provider))
         offers.append(offer)
     head = [
         f"# Cloud offers pulled with gpuhunt at {when}: {len(offers)} offers "
