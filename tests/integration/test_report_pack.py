@@ -147,3 +147,8 @@ def test_bad_inputs_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "--quotes or --db" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing.yaml")]) == 2
     assert main(["report", str(SEED), "--audit", str(tmp_path / "none.csv")]) == 2
+
+
+def test_a_spot_tier_is_in_the_answer() -> None:
+    out = _report(str(ROOT / "examples" / "spot-tiers.yaml"), "--paths", "200")
+    assert "**Rent**: h100-sxm spot capacity at aws-p5-h100-spot for sweeps (reclaimable)" in out

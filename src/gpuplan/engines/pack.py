@@ -21,7 +21,7 @@ CONVERTED = "converted at"  # the note `inputs.fx.convert_offer` appends to a co
 def decision_summary(plan: Mapping[str, Any], commit: Mapping[str, Any], runs: Sequence[Mapping[str, Any]],
                      offers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer first: lease (the plan's standing pools), rent (the container offers that take the
-    rest), sign (the commit's ladder), buy (pools on `mode: owned` offers, where a scenario has them),
+    rest, and the spot tier's offer where the plan placed work there), sign (the commit's ladder), buy (pools on `mode: owned` offers, where a scenario has them),
     the money over the commit's horizon against all containers and all bare metal (and the
     expected saving against each: alternative − recommended), and every exchange
     rate an offer's price was converted with.
@@ -43,6 +43,10 @@ def decision_summary(plan: Mapping[str, Any], commit: Mapping[str, Any], runs: S
             (buy if p["offer_bare_metal"] in owned else lease).append(row)
         if p.get("offer_container") and placed.get(p["gpu"]):
             rent.append({"gpu": p["gpu"], "offer": p["offer_container"], "workloads": placed[p["gpu"]]})
+        spot = p.get("spot") or {}
+        if spot.get("offer") and spot.get("workloads"):  # the spot tier (issue 26): rented too, reclaimable
+            rent.append({"gpu": p["gpu"], "offer": spot["offer"], "workloads": list(spot["workloads"]),
+                         "spot": True})
     sign = [{k: r[k] for k in ("gpu", "offer", "term_months", "cards", "start_month", "end_month", "signings")}
             for r in runs if r["offer"] not in owned]
     months = int(commit["horizon_months"])

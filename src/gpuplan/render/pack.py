@@ -51,7 +51,8 @@ def summary_lines(pack: Any, lang: str = "en") -> list[str]:
             if key in ("lease", "buy"):
                 items.append(t("pack.lease_row", lang, cards=r["cards"], gpu=r["gpu"], offer=r["offer"]))
             elif key == "rent":
-                items.append(t("pack.rent_row", lang, gpu=r["gpu"], offer=r["offer"],
+                items.append(t("pack.rent_spot_row" if r.get("spot") else "pack.rent_row", lang, gpu=r["gpu"],
+                               offer=r["offer"],
                                workloads=", ".join(r["workloads"])))
             else:
                 items.append(t("pack.sign_row", lang, cards=r["cards"], gpu=r["gpu"], offer=r["offer"],
