@@ -21,10 +21,10 @@ CONVERTED = "converted at"  # the note `inputs.fx.convert_offer` appends to a co
 def decision_summary(plan: Mapping[str, Any], commit: Mapping[str, Any], runs: Sequence[Mapping[str, Any]],
                      offers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer first: lease (the plan's standing pools), rent (the container offers that take the
-    rest, and the spot tier's offer where the plan placed work there), sign (the commit's ladder), buy (pools on `mode: owned` offers, where a scenario has them),
-    the money over the commit's horizon against all containers and all bare metal (and the
-    expected saving against each: alternative − recommended), and every exchange
-    rate an offer's price was converted with.
+    rest, and the spot tier's offer where the plan placed work there), sign (the commit's ladder), buy
+    (pools on `mode: owned` offers, where a scenario has them), the money over the commit's horizon
+    against all containers and all bare metal (and the expected saving against each: alternative −
+    recommended), and every exchange rate an offer's price was converted with.
 
     `offers`: `{id, gpu, mode, source}` of each scenario offer."""
     by_id = {o["id"]: o for o in offers}
