@@ -8,7 +8,7 @@ are prepared by `gpuplan.render.report_data`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -47,6 +47,12 @@ def fit(s: str, px: float, size: float = 12.0) -> str:
             break
         out += ch
     return out + "…"
+
+
+def _left(y_labels: Iterable[str]) -> int:
+    """The left margin: the widest y tick label right-aligned 6 px from the axis, clear of the rotated
+    axis title (centred at x = 14, about 16 px tall); at least 78 px."""
+    return max(78, 30 + int(max((text_width(s) for s in y_labels), default=0.0)) + 6)
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -184,13 +190,13 @@ def line_chart(c: Chart) -> str:
         return ""
     legend = [(ln.label, ln.color, "dash" if ln.dash else "line") for ln in c.lines if ln.label]
     legend += [(b.label, b.color, "box") for b in c.bands if b.label]
-    left, right, top = 78, 18, 14
+    xt = list(c.x_ticks) if c.x_ticks else nice_ticks(min(xs), max(xs))
+    yt = nice_ticks(min(0.0, min(ys)) if c.y_zero else min(ys), max(ys))
+    left, right, top = _left(c.y_fmt(v) for v in yt), 18, 14
     inner_w = c.width - left - right
     rows = _legend_rows(legend, inner_w)
     bottom = 44 + 18 * rows
     inner_h = c.height - top - bottom
-    xt = list(c.x_ticks) if c.x_ticks else nice_ticks(min(xs), max(xs))
-    yt = nice_ticks(min(0.0, min(ys)) if c.y_zero else min(ys), max(ys))
     x0, x1 = xt[0], xt[-1]
     y0, y1 = yt[0], yt[-1]
 
@@ -260,17 +266,21 @@ def line_chart(c: Chart) -> str:
                         f'<text x="{_n(sx(x) + 5)}" y="{_n(sy(y) - 6)}" fill="#333" font-size="10">'
                         f"{_e(ln.point_labels[i])}</text>"
                     )
-    placed: list[float] = []
+    placed: list[tuple[int, float, float]] = []  # (row, left, right) of each marker label
     for m in c.vmarkers:
         x = sx(m.x)
-        row = sum(1 for px in placed if abs(px - x) < 150)
-        placed.append(x)
+        anchor = "end" if x > left + inner_w * 0.7 else "start"
+        span = text_width(m.label) * 1.1 + 4  # bold: about a tenth wider
+        lo, hi = (x - span, x) if anchor == "end" else (x, x + span)
+        row = 0  # the first row where the label touches no label placed before it
+        while any(r == row and lo < b and a < hi for r, a, b in placed):
+            row += 1
+        placed.append((row, lo, hi))
         dash = ' stroke-dasharray="4 3"' if m.dash else ""
         out.append(
             f'<line class="marker" x1="{_n(x)}" y1="{top}" x2="{_n(x)}" y2="{top + inner_h}" '
             f'stroke="{m.color}" stroke-width="1.5"{dash}/>'
         )
-        anchor = "end" if x > left + inner_w * 0.7 else "start"
         dx = -4 if anchor == "end" else 4
         out.append(
             f'<text class="marker-label" x="{_n(x + dx)}" y="{top + 12 + 15 * row}" text-anchor="{anchor}" '
@@ -315,12 +325,12 @@ def stacked_bars(
         return ""
     sums = [sum(max(0.0, s.values[i]) for s in stacks) for i in range(len(categories))]
     legend = [(s.label, s.color, "hatch" if s.pattern else "solid") for s in stacks]
-    left, right, top = 78, 18, 22
+    yt = nice_ticks(0.0, max(sums) or 1.0)
+    left, right, top = _left(y_fmt(v) for v in yt), 18, 22
     inner_w = width - left - right
     rows = _legend_rows(legend, inner_w)
     bottom = 34 + 18 * rows
     inner_h = height - top - bottom
-    yt = nice_ticks(0.0, max(sums) or 1.0)
     y1 = yt[-1] or 1.0
 
     def sy(y: float) -> float:
