@@ -117,7 +117,8 @@ def fan_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
     fan = view["fan"]
     xs = list(range(1, len(fan["p50"]) + 1))
     return line_chart(Chart(
-        title=t("commit.fan", lang), x_label="month", width=width, y_label=view["doc"]["currency"], y_fmt=_m,
+        title=t("commit.fan", lang), x_label=t("commit.axis_month", lang), width=width,
+        y_label=view["doc"]["currency"], y_fmt=_m,
         x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
         bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, fan["p10"], strict=True)],
                     [(x, y) for x, y in zip(xs, fan["p90"], strict=True)], PALETTE[0])],
@@ -134,7 +135,8 @@ def price_band_svgs(view: dict[str, Any], lang: str, width: int = 680) -> list[s
         color = PALETTE[i % len(PALETTE)]
         title = t("commit.price_band", lang, gpu=b["gpu"], tier=t(f"commit.tier_{b['tier']}", lang))
         out.append(line_chart(Chart(
-            title=title, x_label="month", width=width, y_label=f"{view['doc']['currency']} / GPU-h",
+            title=title, x_label=t("commit.axis_month", lang), width=width,
+            y_label=f"{view['doc']['currency']} / GPU-h",
             y_fmt=lambda y: f"{y:,.2f}",
             x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
             bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, b["p10"], strict=True)],
