@@ -12,68 +12,33 @@ CLI's `--help` none of the engines).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
+from gpuplan.contracts.results import AuditReport as AuditReport
+from gpuplan.contracts.results import CommitReport as CommitReport
+from gpuplan.contracts.results import CompareResult as CompareResult
+from gpuplan.contracts.results import DemandCurve as DemandCurve
+from gpuplan.contracts.results import DemandMode as DemandMode
+from gpuplan.contracts.results import SimulateResult as SimulateResult
 from gpuplan.errors import GpuplanError
+from gpuplan.inputs.starter import STARTER as STARTER  # the public name, re-exported
+from gpuplan.inputs.units import parse_time as parse_time  # re-exported (was defined here)
 
 if TYPE_CHECKING:
-    from gpuplan.contracts.audit import AuditResult as AuditDoc
-    from gpuplan.contracts.compare import CompareResult as CompareDoc
     from gpuplan.contracts.plan import PlanResult as PlanDoc
-    from gpuplan.engines.advise import HoursCurve, WorkloadAdvice
     from gpuplan.engines.planner import PlanResult
     from gpuplan.engines.pricing import PoolPricing
     from gpuplan.engines.vendors import VendorsResult
     from gpuplan.export import ExportResult
     from gpuplan.inputs.catalog import Catalog
     from gpuplan.inputs.scenario_types import Scenario
-    from gpuplan.telemetry import AuditResult, Price
+    from gpuplan.telemetry import Price
 
 Lang = Literal["en", "zh"]
-DemandMode = Literal["util", "busy"]
 ExportTarget = Literal["kueue", "slurm", "volcano", "skypilot"]
-
-STARTER = """\
-# gpuplan scenario, version 1. Every amount is in `currency`.
-# Durations: 90m, 12h, 30d, 2w. Prices: amount (or [low, high]) per gpu-hour|gpu-day|gpu-month|node-...
-version: 1
-currency: CNY
-team:
-  engineer_hour_cost: 150      # money per hour of ops engineer time (leave out: ops counted as 0, with a warning)
-  researcher_hour_cost: 0      # money per hour of waiting for results (0 = ignore time)
-offers:
-  - id: bm-910b
-    gpu: ascend-910b           # `gpuplan catalog gpus` lists GPU ids
-    mode: bare-metal           # bare-metal | vm | container (the price says how it bills)
-    price: {amount: [180, 260], per: gpu-day}
-    min_term: 30d              # shortest rental paid for
-    # network: {gbps: 200, rdma: roce}   # node network; rdma: none | roce | infiniband
-    # support: {response: 4h, coverage: 24x7}   # the vendor's commitment: repair waits depend on it
-    # setup, ops and overhead default by mode (see `gpuplan catalog offers` and the README)
-  - id: ct-910b
-    gpu: ascend-910b
-    mode: container
-    # tenancy: shared-node     # dedicated | shared-node (the article's 10-15% jitter) | shared-gpu
-    price: {amount: [8, 12], per: gpu-hour}
-  # - use: aws-p5-h100         # or start from a catalog offer and override fields
-workloads:
-  - id: experiments
-    kind: experiment           # training | fine-tuning | experiment | inference
-    gpu: ascend-910b
-    gpus: 4
-    hours_per_day: 6
-    days_per_week: 7
-    duration: 30d
-    utilization: 0.8           # share of running time the GPUs do work (`gpuplan audit` measures it)
-    # communication: 0.05      # non-overlapped communication share of a step; default by kind
-    # requires: []             # compliance, custom-driver, multi-node, isolation, elastic
-"""
-"""The commented starter scenario (`gpuplan init` writes it; the web page starts from it)."""
 
 
 def _catalog(catalog: str | Path | Catalog | None) -> Catalog:
@@ -90,98 +55,6 @@ def _scenario(scenario: str | Path | Scenario, cat: Catalog) -> Scenario:
 
 
 # --- compare --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CompareResult:
-    scenario: Scenario
-    catalog: Catalog
-    advice: list[WorkloadAdvice]
-    # workload id -> each option's cost against hours per day (the report's chart); only when asked for
-    hours_curves: dict[str, list[HoursCurve]] = dataclasses.field(default_factory=dict)
-
-    def vendors(self) -> VendorsResult:
-        """The article's vendor checklist for this comparison's scenario (the compare report shows it)."""
-        from gpuplan.engines.vendors import check_vendors
-
-        return check_vendors(self.scenario, min_network_gbps=float(self.catalog.defaults["min_network_gbps"]))
-
-    def document(self, lang: str = "en", explain: bool = False) -> CompareDoc:
-        """The `gpuplan.compare/1` contract every compare renderer reads (`explain`: with formula lines)."""
-        from gpuplan.engines.compare_document import compare_document
-
-        return compare_document(self, lang, explain)
-
-    def document_data(self, lang: str = "en", explain: bool = False) -> dict[str, Any]:
-        """What `compare -o json` prints: `render.compare.compare_json(self.document(...))`, the same
-        data, built without validating the contract again (on big scenarios the validation cost more
-        than the document; the contract tests check the two agree)."""
-        from gpuplan.engines.compare_document import compare_data
-
-        return compare_data(self, lang, explain)
-
-    def document_stream(self, lang: str = "en",
-                        explain: bool = False) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
-        """`document_data` without its `workloads` (its last key), and the workloads one at a time,
-        made as asked for: a writer prints each and lets it go (a big scenario's document is never
-        whole in memory)."""
-        from gpuplan.engines.compare_document import compare_data_stream
-
-        return compare_data_stream(self, lang, explain)
-
-
-def apply_measured(scenario: Scenario, overhead: dict[str, Any], offer_id: str | None) -> Scenario:
-    """Replace one offer's overheads with measured ones (from `gpuplan probe -o json`).
-
-    Without `offer_id` the scenario must have exactly one offer the measurement can apply to.
-    """
-    from gpuplan.inputs.scenario_types import Jitter, Range
-
-    ids = [o.id for o in scenario.offers]
-    if offer_id is None:
-        if len(ids) != 1:
-            raise GpuplanError("--measured needs --measured-offer ID when the scenario has several offers",
-                               field="--measured-offer", hint=f"offers: {', '.join(ids)}")
-        offer_id = ids[0]
-    if offer_id not in ids:
-        raise GpuplanError(f"no offer `{offer_id}` in the scenario", field="--measured-offer",
-                           hint=f"offers: {', '.join(ids)}")
-    offers = []
-    for o in scenario.offers:
-        if o.id == offer_id:
-            jit = overhead.get("jitter")
-            comp, inter = overhead.get("compute"), overhead.get("interconnect")
-            # the probe's all-reduce runs inside one node: it measures the intra-node fraction
-            new = dataclasses.replace(
-                o.overhead,
-                compute=Range(float(comp), float(comp)) if comp is not None else o.overhead.compute,
-                intra_node=Range(float(inter), float(inter)) if inter is not None else o.overhead.intra_node,
-                jitter=Jitter("uniform", float(jit[0]), float(jit[1])) if jit else o.overhead.jitter,
-            )
-            measured = [{"interconnect": "intra_node"}.get(k, k) for k in ("compute", "interconnect", "jitter")
-                        if overhead.get(k) is not None]
-            o = dataclasses.replace(o, overhead=new, defaults_used=tuple(
-                d for d in o.defaults_used if d.removeprefix("overhead.") not in measured))
-        offers.append(o)
-    return dataclasses.replace(scenario, offers=tuple(offers))
-
-
-def load_measured(path: str | Path, catalog: Catalog) -> dict[str, Any]:
-    from gpuplan.limits import load_json
-    from gpuplan.probe.overhead import measured_overhead
-
-    p = Path(path)
-    data = load_json(p, hint="give the file `gpuplan probe -o json` wrote.")
-    try:
-        out = measured_overhead(data, catalog)
-    except GpuplanError as exc:
-        exc.file = str(p)
-        raise
-    if all(out.get(k) is None for k in ("compute", "interconnect", "jitter")):
-        raise GpuplanError("the probe measured no overhead (no benchmark figures)", file=p, field="bench",
-                           hint="run `gpuplan probe --bench -o json` on the GPU node; without --bench, "
-                           "or without a GPU, there is nothing to replace the defaults with.")
-    return out
 
 
 def compare(
@@ -201,6 +74,9 @@ def compare(
     cat = _catalog(catalog)
     scen = _scenario(scenario, cat)
     if measured is not None:
+        from gpuplan.inputs.measured import apply_measured
+        from gpuplan.probe.overhead import load_measured
+
         scen = apply_measured(scen, load_measured(measured, cat), measured_offer)
     advice = advise_mod.advise(scen, cat)
     curves = {a.workload.id: advise_mod.hours_curves(a, scen, cat) for a in advice} if hours_curves else {}
@@ -245,9 +121,11 @@ def plan(
         gpus = sorted({w.gpus_allowed[0] for w in scen.workloads})
         # workloads on a GPU the trace never names keep their own schedule (never dropped)
         from gpuplan.sim.limits import check_trace_rows
+        from gpuplan.sim.traces import read_trace
 
         check_trace_rows(trace)  # past 10 million rows: exit 2 before reading it
-        dem = demand_mod.add_schedules(demand_mod.from_trace(trace, gpus[0], trace_format),
+        jobs = read_trace(trace, trace_format)
+        dem = demand_mod.add_schedules(demand_mod.from_trace(jobs, gpus[0], trace),
                                        [w for w in scen.workloads if not w.once])
     else:  # one-off work (`once: true`) never sizes a standing pool: plan lists it under `projects`
         dem = demand_mod.from_schedules([w for w in scen.workloads if not w.once])
@@ -276,7 +154,7 @@ def plan_document(
     sizing bursts at once, so every size would meet any budget. With a trace its jobs are replayed (the
     `simulate` engine); with a demand curve or schedules the GPU-hours queue as a fluid
     (`engines.waiting`)."""
-    from gpuplan.engines.plan_document import plan_document as build
+    from gpuplan.contracts.plan_document import plan_document as build
     from gpuplan.errors import UsageError
 
     if max_wait and trace is not None and not isinstance(scenario, str | Path):
@@ -376,50 +254,6 @@ def plan_scenario(
 ProgressStart = Callable[[Sequence[int], int], tuple[Callable[[int, int], None] | None, Callable[[], None]]]
 """Called once the reserved levels and the job count are known; returns (called after each level with
 (done, total), or None; called when the replays end, even on error). The CLI draws its bar with it."""
-
-
-@dataclass(frozen=True)
-class SimulateResult:
-    """The replays (one `-o json` object per reserved level) and what the table's heading shows."""
-
-    runs: list[dict[str, Any]]
-    trace: str
-    format: str
-    records: int
-    gpu_hours: float
-    wait_hours: float
-    queueing: Queueing
-    packing: Packing
-    gpus_per_node: int
-    prices: PoolPricing | None  # None without a scenario
-    max_wait: dict[str, float] = field(default_factory=dict)  # the waiting budget {stat: hours}
-    researcher_hour_cost: float | None = None  # the scenario's, when priced
-    recommendation: dict[str, Any] = field(default_factory=dict)  # sim.cost.recommend's answer
-
-    def to_json(self) -> dict[str, Any]:
-        """What `simulate -o json` prints (`gpuplan.simulate/1`): the runs, one per R, and the
-        recommended R (null with `no_recommendation` saying why)."""
-        from gpuplan.sim.cost import SCHEMA  # not the contract module: that would load pydantic
-
-        rec = self.recommendation
-        return {
-            "schema": SCHEMA,
-            "max_wait_hours": dict(self.max_wait),
-            "researcher_hour_cost": self.researcher_hour_cost,
-            "runs": self.runs,
-            "recommended": rec.get("recommended"),
-            "no_recommendation": rec.get("no_recommendation"),
-            "cheapest": rec.get("cheapest"),
-        }
-
-    def meta(self) -> dict[str, Any]:
-        """The heading the table and markdown renderers show above the runs."""
-        from gpuplan.sim.render import heading
-
-        return heading(trace=self.trace, fmt=self.format, records=self.records, gpu_hours=self.gpu_hours,
-                       wait_hours=self.wait_hours, queueing=self.queueing, packing=self.packing,
-                       gpus_per_node=self.gpus_per_node,
-                       prices=None if self.prices is None else self.prices.summary())
 
 
 def simulate(
@@ -540,71 +374,6 @@ def _gpu_id(cat: Catalog, name: str, flag: str) -> str:
 
 
 # --- audit ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DemandCurve:
-    """The hourly demand curve an audit derived (`--demand-out`): its rows as `time,gpu,gpus` CSV."""
-
-    mode: DemandMode
-    rows: int
-    csv: str
-
-
-@dataclass(frozen=True)
-class AuditReport:
-    result: AuditResult
-    demand: DemandCurve | None = None
-
-    def demand_info(self, demand_file: str | Path | None) -> dict[str, Any] | None:
-        """The JSON's `demand` key: where the curve was written, its mode and its rows."""
-        if self.demand is None:
-            return None
-        return {"file": str(demand_file), "mode": self.demand.mode, "rows": self.demand.rows}
-
-    def document(self, demand_file: str | Path | None = None) -> AuditDoc:
-        """The `gpuplan.audit/1` contract every audit renderer reads (`demand_file`: where the caller
-        wrote `demand.csv`)."""
-        from gpuplan.telemetry.document import audit_document
-
-        return audit_document(self.result, self.demand_info(demand_file))
-
-    def to_json(self, demand_file: str | Path | None = None) -> dict[str, Any]:
-        """What `audit -o json` prints: the contract as JSON."""
-        from gpuplan.telemetry.document import document_json
-
-        return document_json(self.document(demand_file))
-
-
-def parse_time(text: str, now: float, field: str) -> float:
-    """`7d` (that long before now), an ISO 8601 time (UTC if no zone), or unix seconds."""
-    from datetime import UTC, datetime
-
-    from gpuplan.errors import UsageError
-    from gpuplan.inputs.units import UnitError, parse_duration
-
-    value = text.strip()
-    if value.lower() == "now":
-        return now
-    try:
-        return now - parse_duration(value) * 3600.0
-    except UnitError:
-        pass
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        dt = datetime.fromisoformat(value)
-    except ValueError:
-        raise UsageError(
-            f"expected a duration before now (7d), an ISO time or unix seconds, got {text!r}",
-            field=field,
-            hint="for example --since 7d --until now, or --since 2024-03-01T00:00:00Z",
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
 
 
 def audit(
@@ -730,7 +499,8 @@ def probe(
     *, root: str | Path = "/", bench: bool = False, catalog: str | Path | None = None, lang: Lang = "en"
 ) -> dict[str, Any]:
     """Inspect this node (or the /proc and /sys tree under `root`): the `gpuplan.probe/1` document."""
-    from gpuplan.probe import probe_node, to_json
+    from gpuplan.contracts.probe_document import to_json
+    from gpuplan.probe import probe_node
 
     return to_json(probe_node(root, bench=bench, catalog=_catalog(catalog)), lang)
 
@@ -813,7 +583,7 @@ def export(
     import re
 
     from gpuplan.errors import UsageError
-    from gpuplan.export import ExportOptions, load_plan
+    from gpuplan.export import ExportOptions, load_plan, parse_plan
     from gpuplan.export import export as run_export
 
     if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name) or len(name) > 40:
@@ -835,21 +605,14 @@ def export(
         slurm_accounting=slurm_accounting,
         generated_at=generated_at,
     )
-    plan_ = load_plan(source, catalog=catalog)
+    if Path(source).suffix.lower() in (".yaml", ".yml") and Path(source).is_file():  # a scenario: plan it here
+        plan_ = parse_plan(plan_scenario(str(source), catalog=str(catalog) if catalog else None), str(source))
+    else:
+        plan_ = load_plan(source)
     return run_export(target, plan_, options)
 
 
 # --- commit and quotes ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CommitReport:
-    """A commit: the `gpuplan.commit/1` document (`to_json`) and what its table and HTML show (`view`)."""
-
-    view: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.view["doc"])
 
 
 def commit(
@@ -869,9 +632,9 @@ def commit(
     """
     import os
 
+    from gpuplan.contracts.commit_document import commit_view
     from gpuplan.engines.commit import commit as run_commit
     from gpuplan.engines.commit import default_drifts
-    from gpuplan.engines.commit_document import commit_view
     from gpuplan.errors import UsageError
 
     if paths < 1 or paths > 1_000_000:

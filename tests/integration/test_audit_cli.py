@@ -179,6 +179,6 @@ def test_audit_json_imports_only_what_it_runs(logs) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "0"
     loaded = set(out[1:])
-    unused = {"gpuplan.engines.advise", "gpuplan.telemetry.report", "gpuplan.render.html", "gpuplan.i18n",
+    unused = {"gpuplan.engines.advise", "gpuplan.render.audit", "gpuplan.render.html", "gpuplan.i18n",
               "scipy", "jinja2", "numba"}
     assert not loaded & unused

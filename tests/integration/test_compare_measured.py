@@ -7,7 +7,8 @@ import pytest
 from _probe_fakes import FakeBackend, container_on_vm_tree, h100_node
 
 from gpuplan.cli import main
-from gpuplan.probe import probe_node, to_json
+from gpuplan.contracts.probe_document import to_json
+from gpuplan.probe import probe_node
 
 SCEN = """
 version: 1

@@ -269,6 +269,19 @@ def test_scenario_path_calls_plan_scenario(
     assert f"# Plan: {scenario}" in out and "huawei.com/Ascend910: 6" in out
 
 
+def test_export_reads_plans_and_never_plans(tmp_path: Path) -> None:
+    """`export.load_plan` reads a plan JSON only: a scenario is planned by the api, not by export."""
+    from gpuplan.errors import ExportError
+    from gpuplan.export import load_plan
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("version: 1\n", encoding="utf-8")
+    with pytest.raises(ExportError) as err:
+        load_plan(scenario)
+    assert err.value.file == str(scenario) and "gpuplan plan -o json" in (err.value.hint or "")
+    assert load_plan(GOLDEN / "seed-hybrid.plan.json").pools
+
+
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_real_seed_hybrid_scenario(target: str, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["export", target, "examples/seed-hybrid.yaml", "--generated-at", "2026-11-29T00:00:00Z"])

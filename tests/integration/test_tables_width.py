@@ -231,7 +231,7 @@ def probe_doc() -> dict[str, Any]:
 def test_probe(width: int) -> None:
     from rich.console import Console
 
-    from gpuplan.probe.render import render_table
+    from gpuplan.render.probe import render_table
 
     doc = probe_doc()
     console = Console(width=width, record=True, highlight=False, soft_wrap=False)

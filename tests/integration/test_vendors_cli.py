@@ -12,7 +12,8 @@ import pytest
 from _probe_fakes import bare_metal_tree, vm_tree
 
 from gpuplan.cli import main
-from gpuplan.probe import probe_node, to_json
+from gpuplan.contracts.probe_document import to_json
+from gpuplan.probe import probe_node
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sites-data.yaml"

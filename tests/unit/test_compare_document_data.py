@@ -65,8 +65,8 @@ def test_document_data_on_generated_scenarios(seed: int) -> None:
 
 
 def test_the_schema_name_is_the_contracts() -> None:
+    from gpuplan.contracts import compare_document
     from gpuplan.contracts.compare import SCHEMA
-    from gpuplan.engines import compare_document
 
     assert compare_document.SCHEMA == SCHEMA
 

@@ -66,9 +66,9 @@ def test_object_walk_sees_a_missing_required() -> None:
 
 def test_schema_field_is_const_and_matches_the_renderers() -> None:
     from gpuplan import probe
-    from gpuplan.engines import plan_document as plan
+    from gpuplan.contracts import plan_document as plan
+    from gpuplan.render import audit as report
     from gpuplan.render import compare
-    from gpuplan.telemetry import report
 
     for name, module in (("compare", compare), ("plan", plan), ("audit", report), ("probe", probe)):
         assert contracts.schema_id(name) == module.SCHEMA
@@ -168,7 +168,8 @@ def assert_valid(name: str, data: Any) -> BaseModel:
 
 
 def probe_docs(tmp_path: Path) -> dict[str, dict[str, Any]]:
-    from gpuplan.probe import probe_node, to_json
+    from gpuplan.contracts.probe_document import to_json
+    from gpuplan.probe import probe_node
 
     npu_text = (GOLDEN / "npu-smi-info-910b.txt").read_text()
 
@@ -211,8 +212,8 @@ def test_probe_documents_validate(tmp_path: Path) -> None:
 
 
 def test_audit_without_price_and_without_timestamps_validates(tmp_path: Path) -> None:
+    from gpuplan.contracts.audit_document import to_json
     from gpuplan.telemetry import Collector, analyze, read_into
-    from gpuplan.telemetry.document import to_json
 
     col = Collector()
     read_into([write_nvsmi(tmp_path / "n1.csv")], col)

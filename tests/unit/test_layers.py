@@ -45,7 +45,7 @@ def _reaches(mod: str, prefixes: tuple[str, ...]) -> list[str]:
     return sorted(i for i in IMPORTS[mod] if i in MODULES and i.startswith(prefixes))
 
 
-RENDERERS = ("gpuplan.render", "gpuplan.sim.render", "gpuplan.probe.render", "gpuplan.telemetry.report")
+RENDERERS = ("gpuplan.render",)
 FORMULAS = ("gpuplan.models", "gpuplan.engines.cost", "gpuplan.engines.pool", "gpuplan.engines.pricing",
             "gpuplan.sim.cost", "gpuplan.sim.replay")
 ENGINES = ("gpuplan.inputs", "gpuplan.models", "gpuplan.engines", "gpuplan.sim.replay", "gpuplan.sim.cost",

@@ -8,7 +8,7 @@ import pytest
 
 from gpuplan import api
 from gpuplan.cli import main
-from gpuplan.engines.plan_document import plan_document
+from gpuplan.contracts.plan_document import plan_document
 from gpuplan.inputs.demand import daily_profile, from_schedules
 from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.render.plan import plan_json

@@ -16,8 +16,9 @@ from _probe_fakes import (
     vm_tree,
 )
 
+from gpuplan.contracts.probe_document import to_json
 from gpuplan.i18n import catalog as messages
-from gpuplan.probe import SCHEMA, probe_node, to_json
+from gpuplan.probe import SCHEMA, probe_node
 from gpuplan.probe.checks import run_checks
 
 

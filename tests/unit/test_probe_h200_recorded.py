@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from gpuplan.contracts import validate
+from gpuplan.contracts.probe_document import to_json
 from gpuplan.inputs.catalog import load_catalog
-from gpuplan.probe import probe_node, to_json
+from gpuplan.probe import probe_node
 from gpuplan.probe._fs import Root
 from gpuplan.probe.bench import run_bench
 from gpuplan.probe.checks import run_checks
@@ -182,7 +183,7 @@ def test_a_healthy_h200_passes_every_bench_check() -> None:
 
 
 def test_the_recorded_documents_render() -> None:
-    from gpuplan.probe.render import render_markdown
+    from gpuplan.render.probe import render_markdown
 
     text = render_markdown(_json("probe-bench.json"), "en")
     assert "| Virtualisation | yes (name not seen) |" in text and "(?)" not in text

@@ -10,9 +10,10 @@ from _probe_fakes import FakeBackend, container_on_vm_tree, h100_node
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpuplan.contracts.probe_document import to_json
 from gpuplan.errors import ProbeError
 from gpuplan.inputs.catalog import load_catalog
-from gpuplan.probe import probe_node, to_json
+from gpuplan.probe import probe_node
 from gpuplan.probe.overhead import REFERENCE_MATMUL_EFFICIENCY, measured_overhead
 
 CAT = load_catalog()

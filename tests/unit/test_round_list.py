@@ -4,7 +4,7 @@ the halves where numpy's scale-rint-unscale and Python's exact rounding can disa
 import numpy as np
 import pytest
 
-from gpuplan.engines.plan_document import round_list
+from gpuplan.contracts.plan_document import round_list
 
 
 @pytest.mark.parametrize("nd", [0, 1, 2, 3, 4, 7])

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telemetry_truth import write_logs
 
+from gpuplan.contracts.audit_document import to_json
 from gpuplan.telemetry import Collector, _loops, analyze, demand_curve, read_into
-from gpuplan.telemetry.document import to_json
 from gpuplan.telemetry.nvsmi import _compiled_layout, _parse_block, parse_header
 from gpuplan.telemetry.stream import BUSY_CUT, IDLE_CUT, MIN_GAP_S, NEAR_IDLE_CUT, _new_si
 

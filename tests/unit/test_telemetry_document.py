@@ -12,9 +12,9 @@ import pytest
 
 from gpuplan.contracts import json_schema
 from gpuplan.contracts.audit import AuditResult as AuditDoc
+from gpuplan.contracts.audit_document import audit_document, document_json
+from gpuplan.render.audit import lines, render_markdown
 from gpuplan.telemetry import Collector, Price, analyze, read_into
-from gpuplan.telemetry.document import audit_document, document_json
-from gpuplan.telemetry.report import lines, render_markdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from telemetry_truth import write_logs  # noqa: E402
@@ -35,10 +35,10 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> list[AuditDoc]:
 
 
 def test_renderer_imports_only_the_contract() -> None:
-    tree = ast.parse((ROOT / "src/gpuplan/telemetry/report.py").read_text())
+    tree = ast.parse((ROOT / "src/gpuplan/render/audit.py").read_text())
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert {m for m in mods if m.startswith("gpuplan.")} <= {
-        "gpuplan.contracts.audit", "gpuplan.i18n", "gpuplan.telemetry.rules", "gpuplan.render.fit"}
+        "gpuplan.contracts.audit", "gpuplan.contracts.audit_document", "gpuplan.i18n", "gpuplan.render.fit"}
 
 
 def test_json_validates_against_the_schema(docs: list[AuditDoc]) -> None:

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telemetry_truth import STEP_S, write_logs
 
+from gpuplan.contracts.audit_document import to_json
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry import Collector, _loops, analyze, read_into
-from gpuplan.telemetry.document import to_json
 from gpuplan.telemetry.nvsmi import read_nvsmi
 
 

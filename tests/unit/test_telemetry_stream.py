@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telemetry_truth import write_logs
 
+from gpuplan.contracts.audit_document import to_json
 from gpuplan.errors import TelemetryError
 from gpuplan.telemetry import Collector, analyze, demand_curve, read_into
 from gpuplan.telemetry import nvsmi as nvsmi_mod
-from gpuplan.telemetry.document import to_json
 from gpuplan.telemetry.stream import (
     BUSY_CUT,
     GAP_FACTOR,

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuplan.cli import main
+from gpuplan.contracts.audit_document import to_json
 from gpuplan.render.report_data import audit_heat
 from gpuplan.telemetry import Collector, analyze, read_into
 from gpuplan.telemetry.analyze import TIMELINE_BIN_HOURS, TIMELINE_MAX_BINS, timeline_bins
-from gpuplan.telemetry.document import to_json
 
 T0 = datetime(2024, 3, 4, 0, 0, 0)
 HEAD = "timestamp, index, utilization.gpu [%], memory.used [MiB]"

@@ -44,3 +44,18 @@ def test_ops_and_rate() -> None:
     for bad in ("8", "x/gpu-hour", "8/gpu-week", "-1/gpu-hour"):
         with pytest.raises(UnitError):
             parse_rate_price(bad)
+
+
+def test_parse_time_reads_durations_iso_times_and_unix_seconds() -> None:
+    from gpuplan.errors import UsageError
+    from gpuplan.inputs.units import parse_time
+
+    now = 1_700_000_000.0
+    assert parse_time("now", now, "--until") == now
+    assert parse_time("7d", now, "--since") == now - 7 * 86400  # a week before now
+    assert parse_time("1700000000", now, "--since") == 1_700_000_000.0
+    # 2024-03-01T00:00:00Z is 19783 days after the epoch (54 years with 13 leap days, and Jan+Feb 2024)
+    assert parse_time("2024-03-01T00:00:00", now, "--since") == 19783 * 86400
+    with pytest.raises(UsageError) as err:
+        parse_time("yesterday", now, "--since")
+    assert err.value.field == "--since"

@@ -8,6 +8,8 @@ import pytest
 from _probe_fakes import bare_metal_tree, container_on_vm_tree, vm_tree
 
 from gpuplan.contracts import validate
+from gpuplan.contracts.probe_document import to_json
+from gpuplan.contracts.vendors_document import vendors_json
 from gpuplan.engines.vendors import (
     CHECK_IDS,
     MeasuredNetwork,
@@ -18,8 +20,7 @@ from gpuplan.engines.vendors import (
 from gpuplan.inputs.catalog import load_catalog
 from gpuplan.inputs.scenario import scenario_from_text
 from gpuplan.inputs.scenario_types import Scenario
-from gpuplan.probe import probe_node, to_json
-from gpuplan.render.vendors import vendors_json
+from gpuplan.probe import probe_node
 
 CAT = load_catalog()
 ROOT = Path(__file__).resolve().parents[2]

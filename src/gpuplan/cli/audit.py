@@ -108,7 +108,7 @@ def audit(
             write_json(data)
             return
     # only what the table or markdown runs: the renderer and the message catalog
-    from gpuplan.telemetry.report import render_markdown, render_table
+    from gpuplan.render.audit import render_markdown, render_table
 
     doc = report.document(demand_out)  # the contract: what every renderer reads
     if output == OutputFormat.markdown:

@@ -25,7 +25,7 @@ def probe(
 ) -> None:
     """Inspect this node: container, VM or bare metal (with evidence), GPUs, NVLink, network, RDMA."""
     from gpuplan import api
-    from gpuplan.probe.render import render_markdown, render_table
+    from gpuplan.render.probe import render_markdown, render_table
 
     doc = api.probe(root=root, bench=bench, catalog=catalog, lang=lang.value)
     if output is OutputFormat.json:

@@ -109,7 +109,7 @@ def simulate(
     if output is OutputFormat.json:
         write_json(result.to_json())
         return
-    from gpuplan.sim.render import render_markdown, render_table
+    from gpuplan.render.simulate import render_markdown, render_table
 
     if output is OutputFormat.markdown:
         sys.stdout.write(render_markdown(result.meta(), result.to_json(), lang.value))

@@ -27,7 +27,8 @@ def vendors(
 ) -> None:
     """The article's checklist per offer: node network >= 25 Gb/s, NVLink/RoCE, data locality, support."""
     from gpuplan import api
-    from gpuplan.render.vendors import vendors_json, vendors_markdown, vendors_table
+    from gpuplan.contracts.vendors_document import vendors_json
+    from gpuplan.render.vendors import vendors_markdown, vendors_table
 
     lang_code = getattr(lang, "value", lang)
     result = api.vendors(scenario, catalog=catalog, measured=measured, measured_offer=measured_offer)

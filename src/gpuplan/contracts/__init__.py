@@ -1,8 +1,8 @@
 """Typed contracts of the `-o json` outputs: one pydantic model per schema (`gpuplan.<name>/1`).
 
 The models describe the JSON the commands print today, field for field; `json_schema(name)` is what
-`gpuplan schema NAME` prints. Models load lazily (the registry holds import paths) so that importing
-this package costs only pydantic.
+`gpuplan schema NAME` prints. Models load lazily (the registry holds import paths) and so does pydantic:
+importing this package (as the document builders and result objects beside the models do) costs nothing.
 
 Versioning: a `/1` contract keeps its field names and meanings; changes are additions. A removal or
 a change of meaning is a new version (`/2`).
@@ -11,9 +11,10 @@ a change of meaning is a new version (`/2`).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 CONTRACTS: dict[str, str] = {
     "compare": "gpuplan.contracts.compare:CompareResult",
@@ -50,6 +51,8 @@ def _check(name: str) -> None:
 
 def _load(path: str) -> type[BaseModel]:
     module, _, attr = path.partition(":")
+    from pydantic import BaseModel
+
     model = getattr(importlib.import_module(module), attr)
     assert isinstance(model, type) and issubclass(model, BaseModel)
     return model

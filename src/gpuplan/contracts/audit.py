@@ -1,4 +1,4 @@
-"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (built by `telemetry.document`; every audit
+"""`gpuplan.audit/1`: what `gpuplan audit -o json` prints (built by `contracts.audit_document`; every audit
 renderer reads it).
 
 Shares and utilisation are ratios 0..1; hours are GPU-hours observed; money is null without a price

@@ -1,4 +1,4 @@
-"""`gpuplan.commit/1`: what `gpuplan commit -o json` prints (built by `engines.commit_document`).
+"""`gpuplan.commit/1`: what `gpuplan commit -o json` prints (built by `contracts.commit_document`).
 
 Money is the whole horizon's total in `currency` (not per month), over `paths` Monte Carlo paths of
 price drift and demand growth drawn from `seed`: the same seed gives the same document.

@@ -1,4 +1,4 @@
-"""`gpuplan.plan/1`: what `gpuplan plan -o json` prints (built by `engines.plan_document`), and what
+"""`gpuplan.plan/1`: what `gpuplan plan -o json` prints (built by `contracts.plan_document`), and what
 `gpuplan export` reads.
 
 Money is per month (`days_per_month` x 24 hours) in `currency`; a figure the plan cannot price (no

@@ -1,5 +1,5 @@
-"""`gpuplan.probe/1`: what `gpuplan probe -o json` prints (`probe.to_json`), and what `compare --measured`
-reads back.
+"""`gpuplan.probe/1`: what `gpuplan probe -o json` prints (`contracts.probe_document.to_json`), and what
+`compare --measured` reads back.
 
 Every probe is best effort: a value the node does not reveal is null, and `evidence` lists what was
 seen. NVIDIA GPUs (NVML) and Huawei Ascend NPUs (npu-smi) have different shapes, told apart by `vendor`.

@@ -1,4 +1,4 @@
-"""`gpuplan.vendors/1`: what `gpuplan vendors SCENARIO -o json` prints (`render.vendors.vendors_json`).
+"""`gpuplan.vendors/1`: what `gpuplan vendors SCENARIO -o json` prints (`contracts.vendors_document.vendors_json`).
 
 The seed article's checklist per offer (node network, NVLink/RoCE, where the data is, support
 response), each pass | warn | fail | unknown with its evidence in the output language, and a one-line

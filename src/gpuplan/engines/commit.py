@@ -63,6 +63,7 @@ the scenario's currency.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -409,6 +410,59 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
                         single, hind, monthly, no_exit, {k: v for k, v in choices.items() if v.moved})
 
 
+def _single_terms(options: list[TermOption], dem: _Demand, F: np.ndarray, elastic_cost: np.ndarray,
+                  all_ct: np.ndarray, hind: np.ndarray, tranche_unit_cost: Callable[[TermOption, int], np.ndarray],
+                  k: np.ndarray, unit: np.ndarray, h: int, step: int, J: int,
+                  P: int) -> tuple[dict[int, Costs], dict[int, int], np.ndarray]:
+    """Single-term pools: per term, the size with the lowest expected cost (over every size) and its cost per
+    path; and `hind`, the hindsight minimum per path, lowered by every size tried (up to 64 lease units,
+    else 65 sizes spread over 0..J and each term's best size). `F`: expected container cost by month and
+    pool size; `all_ct`: all-container cost per path."""
+    single: dict[int, Costs] = {}
+    single_cards: dict[int, int] = {}
+    lo_units = math.ceil(dem.pinned / step - 1e-9)
+    sizes = np.arange(J + 1)
+    grid = sizes if J <= 64 else np.unique(np.round(np.linspace(0, J, 65)).astype(int))
+    plans = []  # (option, cut, lease per unit per path, expected cost of each size, best size)
+    for o in options:
+        cut = (h // o.months) * o.months
+        if cut < h and lo_units > 0:
+            continue  # pinned work cannot run in containers in the months the pool leaves uncovered
+        lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, o.months)), np.zeros(P))
+        means = float(lease.mean()) * sizes + F[:cut].sum(axis=0) + F[cut:, 0].sum() \
+            + float(elastic_cost.sum(axis=0).mean()) + np.where(sizes > 0, o.tariff.setup_cost, 0.0)
+        means[:lo_units] = np.inf
+        plans.append((o, cut, lease, means, int(np.argmin(np.round(means, 6)))))
+    g = np.unique(np.concatenate([grid, [x[4] for x in plans]])).astype(int)
+    g = g[g >= lo_units]
+    # containers per path for each size in g over months 0..cut-1, one pass over the months
+    at_cut: dict[int, np.ndarray] = {0: np.zeros((len(g), P))}
+    run = np.zeros((len(g), P))
+    cuts = {x[1] for x in plans}
+    for m in range(max(cuts, default=0)):
+        run += dem.spill(m, (g * step).astype(np.float64)[:, None], k[m][None, :]) * unit[m][None, :]
+        if m + 1 in cuts:
+            at_cut[m + 1] = run.copy()
+    zero_run = np.zeros(P)
+    zero_at: dict[int, np.ndarray] = {0: zero_run.copy()}
+    for m in range(max(cuts, default=0)):
+        zero_run = zero_run + dem.spill(m, np.zeros(P), k[m]) * unit[m]
+        if m + 1 in cuts:
+            zero_at[m + 1] = zero_run
+    best: dict[int, tuple[float, np.ndarray, int]] = {}
+    for o, cut, lease, means, r in plans:
+        rest = all_ct - zero_at[cut]  # containers in the months the pool does not cover, and elastic work
+        per = at_cut[cut] + lease[None, :] * g[:, None] + rest[None, :] \
+            + np.where(g > 0, o.tariff.setup_cost, 0.0)[:, None]
+        hind = np.minimum(hind, per.min(axis=0))
+        if o.months not in best or means[r] < best[o.months][0]:
+            best[o.months] = (float(means[r]), per[int(np.searchsorted(g, r))], r * step)
+    for t, (_, per_r, cards) in sorted(best.items()):
+        single[t] = Costs(per_r)
+        single_cards[t] = cards
+    return single, single_cards, hind
+
+
 def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np.ndarray],
                 weights: dict[str, float], pth: Paths, h: int, mh: int) -> GpuCommit:
     """One GPU type's ladder; `curves`: each workload's hourly demand over the whole horizon."""
@@ -543,48 +597,8 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     hind = np.minimum(all_ct, ladder.per_path)
     if no_exit is not None:
         hind = np.minimum(hind, no_exit.per_path)
-    single: dict[int, Costs] = {}
-    single_cards: dict[int, int] = {}
-    lo_units = math.ceil(dem.pinned / step - 1e-9)
-    sizes = np.arange(J + 1)
-    grid = sizes if J <= 64 else np.unique(np.round(np.linspace(0, J, 65)).astype(int))
-    plans = []  # (option, cut, lease per unit per path, expected cost of each size, best size)
-    for o in options:
-        cut = (h // o.months) * o.months
-        if cut < h and lo_units > 0:
-            continue  # pinned work cannot run in containers in the months the pool leaves uncovered
-        lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, o.months)), np.zeros(P))
-        means = float(lease.mean()) * sizes + F[:cut].sum(axis=0) + F[cut:, 0].sum() \
-            + float(elastic_cost.sum(axis=0).mean()) + np.where(sizes > 0, o.tariff.setup_cost, 0.0)
-        means[:lo_units] = np.inf
-        plans.append((o, cut, lease, means, int(np.argmin(np.round(means, 6)))))
-    g = np.unique(np.concatenate([grid, [x[4] for x in plans]])).astype(int)
-    g = g[g >= lo_units]
-    # containers per path for each size in g over months 0..cut-1, one pass over the months
-    at_cut: dict[int, np.ndarray] = {0: np.zeros((len(g), P))}
-    run = np.zeros((len(g), P))
-    cuts = {x[1] for x in plans}
-    for m in range(max(cuts, default=0)):
-        run += dem.spill(m, (g * step).astype(np.float64)[:, None], k[m][None, :]) * unit[m][None, :]
-        if m + 1 in cuts:
-            at_cut[m + 1] = run.copy()
-    zero_run = np.zeros(P)
-    zero_at: dict[int, np.ndarray] = {0: zero_run.copy()}
-    for m in range(max(cuts, default=0)):
-        zero_run = zero_run + dem.spill(m, np.zeros(P), k[m]) * unit[m]
-        if m + 1 in cuts:
-            zero_at[m + 1] = zero_run
-    best: dict[int, tuple[float, np.ndarray, int]] = {}
-    for o, cut, lease, means, r in plans:
-        rest = all_ct - zero_at[cut]  # containers in the months the pool does not cover, and elastic work
-        per = at_cut[cut] + lease[None, :] * g[:, None] + rest[None, :] \
-            + np.where(g > 0, o.tariff.setup_cost, 0.0)[:, None]
-        hind = np.minimum(hind, per.min(axis=0))
-        if o.months not in best or means[r] < best[o.months][0]:
-            best[o.months] = (float(means[r]), per[int(np.searchsorted(g, r))], r * step)
-    for t, (_, per_r, cards) in sorted(best.items()):
-        single[t] = Costs(per_r)
-        single_cards[t] = cards
+    single, single_cards, hind = _single_terms(options, dem, F, elastic_cost, all_ct, hind, tranche_unit_cost,
+                                               k, unit, h, step, J, P)
 
     thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step))
     bands = {"container": np.quantile(ctar.unit_price() * cm, [0.1, 0.5, 0.9], axis=1)}

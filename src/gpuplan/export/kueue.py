@@ -93,24 +93,36 @@ def spot_flavor(options: ExportOptions, gpu_slug: str) -> str:
     return f"{gpu_slug}-spot"
 
 
-def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
-    """The Kueue objects for `plan`, in apply order."""
+def _flavor(options: ExportOptions, covered: list[str], name: str, gpu_resource_name: str, gpus: int,
+            borrow: int | None = None, lend: int | None = None) -> dict[str, Any]:
+    """A ClusterQueue flavor: `gpus` cards of `gpu_resource_name` with their CPU and memory (`borrow`: what
+    may be borrowed from the cohort, `lend`: the lending limit); the other covered resources at 0."""
+    res = []
+    for r in covered:
+        if r == "cpu":
+            quota: int | str = _q(cpu_for(gpus, options))
+        elif r == "memory":
+            quota = _q(memory_for(gpus, options))
+        else:
+            quota = gpus if r == gpu_resource_name else 0
+        entry: dict[str, Any] = {"name": r, "nominalQuota": quota}
+        if borrow is not None and (r == gpu_resource_name or r in ("cpu", "memory")):
+            entry["borrowingLimit"] = _q(
+                {"cpu": cpu_for(borrow, options), "memory": memory_for(borrow, options)}.get(
+                    r, str(borrow)
+                )
+            )
+        if lend is not None:
+            entry["lendingLimit"] = lend
+        res.append(entry)
+    return {"name": name, "resources": res}
+
+
+def _head_objects(plan: Plan, options: ExportOptions, leased_pools: list[Any], elastic_pools: list[Any],
+                  spot_pools: list[Any], resources: dict[str, str], check_name: str) -> list[dict[str, Any]]:
+    """The priority classes, the resource flavors and (with autoscale) the provisioning check: what the
+    queues refer to."""
     n = options.name
-    resources = {p.gpu: gpu_resource(p, options, plan) for p in plan.pools}
-    covered = ["cpu", "memory", *dict.fromkeys(resources.values())]
-    leased_pools = [p for p in plan.pools if p.reserved_gpus > 0]
-    elastic = {p.gpu: plan.elastic_gpus(p.gpu) for p in plan.pools}
-    elastic_pools = [p for p in plan.pools if elastic[p.gpu] > 0]
-    spot_pools = [p for p in plan.pools if p.spot_gpus > 0]
-    bare_metal = plan.has_bare_metal_only
-    cohort = n if bare_metal or spot_pools else None
-    if not leased_pools and not elastic_pools and not spot_pools:
-        raise ExportError(
-            "the plan leases no cards and spills none: there is no capacity to export",
-            file=plan.source,
-            field="pools",
-            hint="Check the scenario's demand.",
-        )
     objs: list[dict[str, Any]] = []
 
     # Priorities: core work (training, inference, anything not an experiment) over experiments.
@@ -175,7 +187,6 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             )
         )
 
-    check_name = f"{n}-elastic-provisioning"
     if options.autoscale and elastic_pools:
         objs.append(
             _obj(
@@ -203,28 +214,29 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
                 },
             )
         )
+    return objs
 
-    def flavor(name: str, gpu_resource_name: str, gpus: int, borrow: int | None = None,
-               lend: int | None = None) -> dict[str, Any]:
-        res = []
-        for r in covered:
-            if r == "cpu":
-                quota: int | str = _q(cpu_for(gpus, options))
-            elif r == "memory":
-                quota = _q(memory_for(gpus, options))
-            else:
-                quota = gpus if r == gpu_resource_name else 0
-            entry: dict[str, Any] = {"name": r, "nominalQuota": quota}
-            if borrow is not None and (r == gpu_resource_name or r in ("cpu", "memory")):
-                entry["borrowingLimit"] = _q(
-                    {"cpu": cpu_for(borrow, options), "memory": memory_for(borrow, options)}.get(
-                        r, str(borrow)
-                    )
-                )
-            if lend is not None:
-                entry["lendingLimit"] = lend
-            res.append(entry)
-        return {"name": name, "resources": res}
+
+def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
+    """The Kueue objects for `plan`, in apply order."""
+    n = options.name
+    resources = {p.gpu: gpu_resource(p, options, plan) for p in plan.pools}
+    covered = ["cpu", "memory", *dict.fromkeys(resources.values())]
+    leased_pools = [p for p in plan.pools if p.reserved_gpus > 0]
+    elastic = {p.gpu: plan.elastic_gpus(p.gpu) for p in plan.pools}
+    elastic_pools = [p for p in plan.pools if elastic[p.gpu] > 0]
+    spot_pools = [p for p in plan.pools if p.spot_gpus > 0]
+    bare_metal = plan.has_bare_metal_only
+    cohort = n if bare_metal or spot_pools else None
+    if not leased_pools and not elastic_pools and not spot_pools:
+        raise ExportError(
+            "the plan leases no cards and spills none: there is no capacity to export",
+            file=plan.source,
+            field="pools",
+            hint="Check the scenario's demand.",
+        )
+    check_name = f"{n}-elastic-provisioning"
+    objs = _head_objects(plan, options, leased_pools, elastic_pools, spot_pools, resources, check_name)
 
     strategy = "StrictFIFO" if plan.queueing == "strict-fifo" else "BestEffortFIFO"
     cohort_key = "cohortName" if options.api == "v1beta2" else "cohort"
@@ -235,7 +247,7 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
     for p in leased_pools:
         claimed = plan.bare_metal_gpus(p.gpu) if bare_metal else 0
         hybrid_flavors.append(
-            flavor(
+            _flavor(options, covered, 
                 leased_flavor(options, p.slug),
                 resources[p.gpu],
                 p.reserved_gpus - claimed,
@@ -243,7 +255,8 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             )
         )
     for p in elastic_pools:
-        hybrid_flavors.append(flavor(elastic_flavor(options, p.slug), resources[p.gpu], elastic[p.gpu]))
+        hybrid_flavors.append(_flavor(options, covered, elastic_flavor(options, p.slug), resources[p.gpu],
+                                      elastic[p.gpu]))
     hybrid: dict[str, Any] = {}
     if cohort:
         hybrid[cohort_key] = cohort
@@ -271,7 +284,7 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
 
     if bare_metal:
         bm_flavors = [
-            flavor(leased_flavor(options, p.slug), resources[p.gpu], plan.bare_metal_gpus(p.gpu))
+            _flavor(options, covered, leased_flavor(options, p.slug), resources[p.gpu], plan.bare_metal_gpus(p.gpu))
             for p in leased_pools
         ]
         cqs.append(
@@ -290,10 +303,10 @@ def build(plan: Plan, options: ExportOptions) -> list[dict[str, Any]]:
             )
         )
     if spot_pools:
-        spot_flavors = [flavor(spot_flavor(options, p.slug), resources[p.gpu], p.spot_gpus, lend=0)
+        spot_flavors = [_flavor(options, covered, spot_flavor(options, p.slug), resources[p.gpu], p.spot_gpus, lend=0)
                         for p in spot_pools]
         # the on-demand fallback: elastic flavors with no quota here, borrowed from the hybrid queue
-        spot_flavors += [flavor(elastic_flavor(options, p.slug), resources[p.gpu], 0)
+        spot_flavors += [_flavor(options, covered, elastic_flavor(options, p.slug), resources[p.gpu], 0)
                          for p in spot_pools if elastic[p.gpu] > 0]
         cqs.append(
             _obj(

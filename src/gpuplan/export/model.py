@@ -353,16 +353,16 @@ def parse_plan(data: Any, source: str = "<plan>") -> Plan:
     )
 
 
-def load_plan(path: str | Path, catalog: str | Path | None = None) -> Plan:
-    """A plan from `PLAN.json`, or computed from `SCENARIO.yaml` with `gpuplan.api.plan_scenario`."""
+def load_plan(path: str | Path) -> Plan:
+    """A plan from `PLAN.json`. (A scenario is planned by the api first: `api.export` hands its plan
+    JSON to `parse_plan`; export itself never plans.)"""
     p = Path(path)
     if not p.is_file():
         raise ExportError("file not found", file=str(path), hint="Pass a plan JSON or a scenario YAML.")
     if p.suffix.lower() in (".yaml", ".yml"):
-        from gpuplan.api import plan_scenario
-
-        data = plan_scenario(str(path), catalog=str(catalog) if catalog else None)
-        return parse_plan(data, str(path))
+        raise ExportError("a scenario, not a plan", file=str(path),
+                          hint="plan it first (`gpuplan plan -o json`, or `gpuplan.api.export`, which plans a "
+                               "scenario YAML and exports the result).")
     from gpuplan.limits import load_json
 
     data = load_json(p, file=str(path), hint=_HINT, error=ExportError)

@@ -1,4 +1,4 @@
-"""Translating engine `Note`s (message key + values) into text in the user's language."""
+"""Translating engine `Note`s and probe checks (message key + values) into text in the user's language."""
 
 from __future__ import annotations
 
@@ -32,3 +32,13 @@ def note_text(note: Any, lang: str, area: str = "compare") -> str:
     if isinstance(params.get("req"), list):
         params["req"] = ", ".join(params["req"])
     return t(f"{area}.{note.key}", lang, **params)
+
+
+def check_text(check: Any, lang: str) -> str:
+    """A probe check (`probe.checks.Check`: its message `key` and `values`) in words."""
+    values = dict(check.values)
+    if "figure" in values:
+        values["figure"] = t(f"probe.figure.{values['figure']}", lang)
+    if "deployment" in values:
+        values["deployment"] = t(f"probe.deployment_{values['deployment']}", lang)
+    return t(f"probe.check.{check.key}", lang, **values)

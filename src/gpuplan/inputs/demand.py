@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from operator import methodcaller
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -650,11 +650,25 @@ def calendar_span_hours(submit: np.ndarray, duration: np.ndarray) -> float:
     return float((np.max(submit + duration) - np.min(submit)) / 3600.0)
 
 
-def from_trace(path: str | Path, default_gpu: str, fmt: str = "auto") -> Demand:
-    """Jobs as submitted (no queueing): each job's GPUs spread over the hours it covers."""
-    from gpuplan.sim.traces import read_trace
+class JobTable(Protocol):
+    """What `from_trace` reads of a trace (`sim.traces.Trace`, which the api reads from the file)."""
 
-    tr = read_trace(path, fmt)
+    @property
+    def submit(self) -> np.ndarray: ...  # float64 seconds
+
+    @property
+    def duration(self) -> np.ndarray: ...  # float64 seconds
+
+    @property
+    def gpus(self) -> np.ndarray: ...
+
+    @property
+    def gpu_type(self) -> np.ndarray | None: ...  # object array of str | None
+
+
+def from_trace(tr: JobTable, default_gpu: str, path: str | Path) -> Demand:
+    """Jobs as submitted (no queueing): each job's GPUs spread over the hours it covers. `path`: the
+    trace's file, which the demand names as its source."""
     if len(tr.submit) == 0:
         raise GpuplanError("the trace has no jobs", file=path)
     t0 = float(tr.submit.min())

@@ -542,9 +542,10 @@ def _duration(loc8: _Locator, loc: tuple[Any, ...], value: Any) -> float:
     return hours
 
 
-def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
-                   raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
-    base: dict[str, Any] = {}
+def _from_catalog(raw: OfferIn, i: int, currency: str, cat: Catalog, loc8: _Locator, raw_dict: dict[str, Any],
+                  fx: Fx | None) -> tuple[OfferIn, str | None]:
+    """An offer that says `use: <catalog offer>`: the catalog's fields (converted to the scenario's currency
+    when the offer gives no price of its own) under the offer's own; and the conversion's note, if any."""
     fx_note: str | None = None
     if raw.use is not None:
         if raw.use not in cat.offers:
@@ -565,6 +566,12 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         merged.update(raw.model_dump(exclude_none=True, exclude={"use"}))
         merged.setdefault("id", raw.use)
         raw = OfferIn.model_validate(merged)
+    return raw, fx_note
+
+
+def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
+                   raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
+    raw, fx_note = _from_catalog(raw, i, currency, cat, loc8, raw_dict, fx)
     for key in ("id", "gpu", "mode", "price"):
         if getattr(raw, key) is None:
             raise loc8.error(("offers", i, key), "required field is missing",

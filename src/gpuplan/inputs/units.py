@@ -79,3 +79,33 @@ def parse_rate_price(text: str) -> tuple[float, str]:
     if not sep or per not in PRICE_PERIODS or not math.isfinite(value) or value < 0:
         raise UnitError(f"expected a price such as 8/gpu-hour (per one of {', '.join(PRICE_PERIODS)}), got {text!r}")
     return value, per
+
+
+def parse_time(text: str, now: float, field: str) -> float:
+    """`7d` (that long before now), an ISO 8601 time (UTC if no zone), or unix seconds."""
+    from datetime import UTC, datetime
+
+    from gpuplan.errors import UsageError
+
+    value = text.strip()
+    if value.lower() == "now":
+        return now
+    try:
+        return now - parse_duration(value) * 3600.0
+    except UnitError:
+        pass
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        raise UsageError(
+            f"expected a duration before now (7d), an ISO time or unix seconds, got {text!r}",
+            field=field,
+            hint="for example --since 7d --until now, or --since 2024-03-01T00:00:00Z",
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()

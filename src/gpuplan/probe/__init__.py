@@ -98,12 +98,4 @@ def probe_node(
     return ProbeReport(data=data, checks=run_checks(data, catalog, min_gbps))
 
 
-def to_json(report: ProbeReport, lang: str = "en") -> dict[str, Any]:
-    """The `gpuplan.probe/1` document: the report plus checks as {id, status, detail}."""
-    from gpuplan.probe.render import check_detail
-
-    checks = [{"id": c.id, "status": c.status, "detail": check_detail(c, lang)} for c in report.checks]
-    return {**report.data, "checks": checks}
-
-
-__all__ = ["AUTO", "SCHEMA", "ProbeReport", "probe_node", "to_json"]
+__all__ = ["AUTO", "SCHEMA", "ProbeReport", "probe_node"]

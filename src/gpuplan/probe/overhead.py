@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import math
 import statistics
+from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import ProbeError
+from gpuplan.errors import GpuplanError, ProbeError
 
 SCHEMA = "gpuplan.probe/1"
 REFERENCE_MATMUL_EFFICIENCY = 0.75
@@ -136,4 +137,23 @@ def measured_overhead(
     if hbm is not None:
         evidence.append(
             f"HBM copy {hbm:g} TB/s = {hbm / spec.hbm_tbs:.1%} of {spec.hbm_tbs:g} (reported, not used)")
+    return out
+
+
+def load_measured(path: str | Path, catalog: Any) -> dict[str, Any]:
+    """The overheads measured on a node (`measured_overhead`) from the file `gpuplan probe --bench -o json`
+    wrote; errors name the file."""
+    from gpuplan.limits import load_json
+
+    p = Path(path)
+    data = load_json(p, hint="give the file `gpuplan probe -o json` wrote.")
+    try:
+        out = measured_overhead(data, catalog)
+    except GpuplanError as exc:
+        exc.file = str(p)
+        raise
+    if all(out.get(k) is None for k in ("compute", "interconnect", "jitter")):
+        raise GpuplanError("the probe measured no overhead (no benchmark figures)", file=p, field="bench",
+                           hint="run `gpuplan probe --bench -o json` on the GPU node; without --bench, "
+                           "or without a GPU, there is nothing to replace the defaults with.")
     return out

@@ -1,4 +1,4 @@
-"""Rendering a commit from its view (`engines.commit_document.commit_view`): a Rich table, markdown,
+"""Rendering a commit from its view (`contracts.commit_document.commit_view`): a Rich table, markdown,
 --explain and a self-contained HTML page with a fan chart of cost over the horizon and the ladder as a
 timeline. Every figure comes from the view; these functions only lay it out."""
 

@@ -1,6 +1,6 @@
 """Rendering a comparison from its `gpuplan.compare/1` contract: JSON, a Rich table, markdown.
 
-Every function here reads only the contract (`engines.compare_document` builds it; `api.CompareResult
+Every function here reads only the contract (`contracts.compare_document` builds it; `api.CompareResult
 .document()` returns it) and formats; none computes a figure.
 """
 

@@ -232,7 +232,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
                 "charts": [_markup(cost_chart), _markup(bars), _markup(wall)],
             }
         )
-    from gpuplan.render.vendors import vendors_json
+    from gpuplan.contracts.vendors_document import vendors_json
 
     vendors = vendors_json(result.vendors(), lang)  # the article's checklist, with evidence
     return {
@@ -346,7 +346,7 @@ def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
             y_fmt=f.money_short, y_zero=False,
             lines=[svg.Line(t("report.trade_off", lang), [(w, c) for w, c, _ in pts_sorted], "#CC79A7", dots=True,
                             point_labels=labels)])), t("report.trade_note", lang)))
-    from gpuplan.sim.render import recommendation_lines
+    from gpuplan.render.simulate import recommendation_lines
 
     doc = d if isinstance(d, dict) and "runs" in d else {"runs": runs}
     rec = doc.get("recommended")

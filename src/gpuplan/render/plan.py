@@ -1,6 +1,6 @@
 """Rendering a plan from its `gpuplan.plan/1` document: JSON, a Rich table, markdown, and --explain.
 
-The document (`engines.plan_document`) holds every figure; these functions only lay it out.
+The document (`contracts.plan_document`) holds every figure; these functions only lay it out.
 """
 
 from __future__ import annotations

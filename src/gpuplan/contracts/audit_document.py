@@ -1,7 +1,7 @@
 """The audit as its `gpuplan.audit/1` contract: the engine's result, rounded and labelled.
 
 `audit -o json`, the tables, markdown and the HTML report all read this document
-(`gpuplan.telemetry.report` renders it); none of them reads the engine's dataclasses.
+(`gpuplan.render.audit` renders it); none of them reads the engine's dataclasses.
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ from typing import Any
 from gpuplan.contracts.audit import SCHEMA
 from gpuplan.contracts.audit import AuditResult as AuditDoc
 from gpuplan.telemetry.analyze import AuditResult, GpuStat
+
+# CLASSES and rules are re-exported: the classes in the order the renderers list them, and the thresholds that
+# sort GPUs into them (`--explain`); here, not in contracts.audit, which `gpuplan schema` loads without numpy
+from gpuplan.telemetry.rules import CLASSES as CLASSES
 from gpuplan.telemetry.rules import RULE_70
+from gpuplan.telemetry.rules import rules as rules
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:

@@ -1,7 +1,7 @@
 """Rendering of an audit from its `gpuplan.audit/1` document: rich tables and markdown (the HTML
 report reads the same document as JSON).
 
-Rendering never computes: every number comes from the document (`gpuplan.telemetry.document` builds
+Rendering never computes: every number comes from the document (`gpuplan.contracts.audit_document` builds
 it from the engine's result); this module only rounds and words it.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from gpuplan.contracts.audit import SCHEMA, AuditGpu
 from gpuplan.contracts.audit import AuditResult as AuditDoc
+from gpuplan.contracts.audit_document import CLASSES, rules
 from gpuplan.i18n import t
-from gpuplan.telemetry.rules import CLASSES, rules
 
 __all__ = ["SCHEMA", "bad_lines", "evidence_text", "lines", "render_markdown", "render_table"]
 

@@ -6,18 +6,8 @@ from typing import Any
 
 from gpuplan.i18n import catalog as _messages
 from gpuplan.i18n import t
-from gpuplan.probe.checks import Check
 
 _STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "unknown": "dim"}
-
-
-def check_detail(check: Check, lang: str) -> str:
-    values = dict(check.values)
-    if "figure" in values:
-        values["figure"] = t(f"probe.figure.{values['figure']}", lang)
-    if "deployment" in values:
-        values["deployment"] = t(f"probe.deployment_{values['deployment']}", lang)
-    return t(f"probe.check.{check.key}", lang, **values)
 
 
 def check_label(check_id: str, lang: str) -> str:

@@ -5,27 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpuplan.contracts.results import heading as heading  # the lean path's heading (cli.fast)
 from gpuplan.i18n import t as _t
-
-
-def heading(*, trace: str, fmt: str, records: int, gpu_hours: float, wait_hours: float, queueing: str,
-            packing: str, gpus_per_node: int, prices: dict[str, Any] | None) -> dict[str, Any]:
-    """What the table and markdown show above the runs (`api.SimulateResult.meta()`, and the lean
-    path's own)."""
-    from gpuplan.inputs.units import format_duration
-
-    return {
-        "trace": trace,
-        "format": fmt,
-        "records": records,
-        "gpu_hours": gpu_hours,
-        "wait": format_duration(wait_hours) if wait_hours else "0",
-        "queueing": queueing,
-        "packing": packing if packing == "gpu" else f"node ({gpus_per_node} GPUs)",
-        "packing_mode": packing,
-        "gpus_per_node": gpus_per_node,
-        "prices": prices,
-    }
 
 
 def translator(lang: str) -> Callable[..., str]:

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from gpuplan.contracts.commit import SCHEMA
+from gpuplan.contracts.plan_document import gpu_choice_text
 from gpuplan.engines.commit import CommitResult, Costs, GpuCommit, Tranche
-from gpuplan.engines.plan_document import gpu_choice_text
 from gpuplan.i18n import t
 
 
