@@ -20,6 +20,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.contracts.results import AuditReport as AuditReport
 from gpuplan.contracts.results import CommitReport as CommitReport
 from gpuplan.contracts.results import CompareResult as CompareResult
+from gpuplan.contracts.results import DecisionPack as DecisionPack
 from gpuplan.contracts.results import DemandCurve as DemandCurve
 from gpuplan.contracts.results import DemandMode as DemandMode
 from gpuplan.contracts.results import SimulateResult as SimulateResult
@@ -725,26 +726,6 @@ def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu
 
 
 # --- report: the decision pack --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DecisionPack:
-    """Everything `gpuplan report` shows: the answer (`summary`, `engines.pack.decision_summary`) and
-    each command's own result, as that command returns it, for its section."""
-
-    summary: dict[str, Any]
-    compare: CompareResult
-    plan: dict[str, Any]  # `gpuplan.plan/1` as `plan -o json` prints it
-    commit: CommitReport
-    vendors: VendorsResult
-    audit: dict[str, Any] | None  # `gpuplan.audit/1`, when telemetry was given
-    scenario: str
-
-    def to_json(self) -> dict[str, Any]:
-        """What `report -o json` prints: the answer and each section's own JSON document."""
-        return {"schema": "gpuplan.report/1", "scenario": self.scenario, "summary": self.summary,
-                "compare": self.compare.document_data(), "plan": self.plan, "commit": self.commit.to_json(),
-                "audit": self.audit}
 
 
 def report(

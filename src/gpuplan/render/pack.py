@@ -80,10 +80,11 @@ def summary_lines(pack: Any, lang: str = "en") -> list[str]:
 def pack_markdown(pack: Any, lang: str = "en") -> str:
     """The pack as markdown: the answer, then each command's own markdown."""
     from gpuplan.contracts.plan import PlanResult
+    from gpuplan.contracts.vendors_document import vendors_json
     from gpuplan.render.commit import commit_markdown
     from gpuplan.render.compare import compare_markdown
     from gpuplan.render.plan import plan_markdown
-    from gpuplan.render.vendors import vendors_json, vendors_markdown
+    from gpuplan.render.vendors import vendors_markdown
 
     parts = [f"# {t('pack.title', lang)}", "", f"{t('pack.scenario', lang)}: `{pack.scenario}`", "",
              f"## {t('pack.answer', lang)}", "", *summary_lines(pack, lang), ""]
@@ -97,7 +98,7 @@ def pack_markdown(pack: Any, lang: str = "en") -> str:
               vendors_markdown(vendors_json(pack.vendors, lang), lang), ""]
     if pack.audit is not None:
         from gpuplan.contracts.audit import AuditResult
-        from gpuplan.telemetry.report import render_markdown
+        from gpuplan.render.audit import render_markdown
 
         parts += [f'<a id="audit"></a>\n\n## {t("pack.sec_audit", lang)}', "",
                   render_markdown(AuditResult.model_validate(pack.audit), lang, False), ""]
