@@ -1,10 +1,10 @@
 """Rendering a commit from its view (`contracts.commit_document.commit_view`): a Rich table, markdown,
---explain and a self-contained HTML page with a fan chart of cost over the horizon and the ladder as a
-timeline. Every figure comes from the view; these functions only lay it out."""
+--explain, and the charts of its HTML report (a fan chart of cost over the horizon, the ladder as a
+timeline, the price bands), which `render.html` lays out in the reports' frame (`commit.html.j2`). Every
+figure comes from the view; these functions only lay it out."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from gpuplan.i18n import t
@@ -157,15 +157,3 @@ def timeline_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
         return ""
     return stacked_bars(t("commit.timeline", lang), [str(m) for m in range(months)], stacks,
                         t("commit.col_cards", lang), width=width)
-
-
-def commit_html(view: dict[str, Any], lang: str) -> str:
-    """The commit report: the same page frame, style and money formatting (with its currency) as the
-    compare, plan and audit reports (`render.html`)."""
-    from gpuplan.render.html import render_report
-
-    return render_report("commit", view, lang)
-
-
-def write_commit_html(view: dict[str, Any], path: str | Path, lang: str) -> None:
-    Path(path).write_text(commit_html(view, lang), encoding="utf-8")

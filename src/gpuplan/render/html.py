@@ -465,7 +465,7 @@ def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = 
 
 def write_report(kind: str, result: Any, path: str | Path, lang: str = "en") -> None:
     """Write the self-contained report of `kind` (compare: an api.CompareResult; plan, simulate,
-    audit: the dict their `-o json` prints) to `path`."""
+    audit: the dict their `-o json` prints; commit: the CommitReport's `view`) to `path`."""
     from gpuplan.errors import GpuplanError
 
     html = render_report(kind, result, lang)

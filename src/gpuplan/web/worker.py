@@ -164,15 +164,15 @@ class CommitCall:
         rep = api.commit(scen, paths=self.paths, seed=self.seed, lang=self.lang, catalog=self.catalog, db=self.db)
         if self.report == "none":
             return inputs.unlabel(rep.to_json())
-        from gpuplan.render.commit import commit_html
+        from gpuplan.render.html import render_report
 
-        page = commit_html(inputs.unlabel(rep.view), self.lang)
+        page = render_report("commit", inputs.unlabel(rep.view), self.lang)
         return page if self.report == "page" else commit_fragment(page)
 
 
 def commit_fragment(page: str) -> str:
-    """The `<main>` the web page shows: the `<main>` of `render.commit.commit_html`'s page (its tables, the
-    ladder timeline, the fan chart, the reasons), one element in the reports' frame and styles."""
+    """The `<main>` the web page shows: the `<main>` of the commit report's page (`render.html`: its tables,
+    the ladder timeline, the fan chart, the reasons), one element in the reports' frame and styles."""
     start, end = page.find("<main"), page.rfind("</main>")
     if start < 0 or end < start:
         raise ValueError("the commit report has no <main> element")
