@@ -20,6 +20,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.contracts.results import AuditReport as AuditReport
 from gpuplan.contracts.results import CommitReport as CommitReport
 from gpuplan.contracts.results import CompareResult as CompareResult
+from gpuplan.contracts.results import DecisionPack as DecisionPack
 from gpuplan.contracts.results import DemandCurve as DemandCurve
 from gpuplan.contracts.results import DemandMode as DemandMode
 from gpuplan.contracts.results import SimulateResult as SimulateResult
@@ -722,3 +723,45 @@ def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu
     gpu = _quote_gpu(gpu)
     qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db, gpu=gpu, mode=mode)
     return [f.to_json() for f in fit_trends(qs) if (gpu is None or f.gpu == gpu) and (mode is None or f.mode == mode)]
+
+
+# --- report: the decision pack --------------------------------------------------------------------
+
+
+def report(
+    scenario: str | Path,
+    *,
+    audit_files: Sequence[str | Path] = (),
+    quotes: str | Path | None = None,
+    db: str | None = None,
+    lang: Lang = "en",
+    paths: int = 10_000,
+    seed: int = 0,
+    catalog: str | Path | None = None,
+) -> DecisionPack:
+    """The decision pack: compare, plan, commit and vendors of one scenario (and the audit of
+    `audit_files`, priced at the plan's leased offer), and the answer drawn from them."""
+    from gpuplan.engines.pack import decision_summary
+    from gpuplan.render.plan import plan_json
+
+    if quotes is not None and db is not None:
+        raise GpuplanError("give either --quotes or --db, not both", field="--quotes",
+                           hint="--quotes reads a quotes CSV; --db a quotes database.")
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
+    cmp = compare(scen, catalog=cat, hours_curves=True)
+    plan_doc = plan_json(plan_document(scen, lang=lang, catalog=cat))
+    com = commit(scen, paths=paths, seed=seed, lang=lang, catalog=cat, quotes=quotes, db=db)
+    ven = cmp.vendors()
+    audit_doc = None
+    if audit_files:
+        leased = next((p.get("offer_bare_metal") for p in plan_doc.get("pools") or [] if p.get("offer_bare_metal")),
+                      None)
+        rep = audit(audit_files, offer=leased, scenario=scenario if leased else None, catalog=catalog,
+                    currency=scen.currency)
+        audit_doc = rep.to_json()
+    offers = [{"id": o.id, "gpu": o.gpu, "mode": o.mode, "source": o.source} for o in scen.offers]
+    runs = [r for g in com.view["gpus"] for r in g["runs"]]
+    summary = decision_summary(plan_doc, com.to_json(), runs, offers)
+    return DecisionPack(summary=summary, compare=cmp, plan=plan_doc, commit=com, vendors=ven, audit=audit_doc,
+                        scenario=str(scen.path or scenario))
