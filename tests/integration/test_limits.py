@@ -55,6 +55,21 @@ def test_trace_rows_past_the_limit_exit_2(capsys: pytest.CaptureFixture[str], tm
         limits.check_trace_rows(p, limit=29)
 
 
+def test_trace_rows_are_counted_across_blocks(tmp_path: Path) -> None:
+    """Rows counted in 4 MiB blocks: a trace of several blocks, with a CRLF line and no newline at its
+    end, is at its limit with exactly its rows (the count `bytes.count` gives) and past it with one fewer."""
+    p = tmp_path / "blocks.csv"
+    body = b"submit_time,duration,gpus\r\n" + b"0,60,1\n" * 1_300_000 + b"0,60,1"  # ~9 MB, 3 blocks
+    p.write_bytes(body)
+    rows = body.count(b"\n") - 1  # below the header; the last line, without a newline, is not counted
+    limits.check_trace_rows(p, limit=rows)
+    with pytest.raises(limits.TraceError, match=f"more than {rows - 1:,} rows"):
+        limits.check_trace_rows(p, limit=rows - 1)
+    log = tmp_path / "philly.json"
+    log.write_bytes(b"\xef\xbb\xbf \n[" + b"{},\n" * 100 + b"{}]")
+    limits.check_trace_rows(log, limit=1)  # a JSON log is not counted by lines
+
+
 def test_ten_million_row_limit_reaches_the_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     p = tmp_path / "big.csv"

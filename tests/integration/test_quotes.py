@@ -405,3 +405,26 @@ def test_a_locked_postgresql_table_waits_the_timeout_then_exits_2(postgres: str,
     assert code == 2 and "Traceback" not in err and secs < 10, (secs, err)
     assert "locked" in err and store.TIMEOUT_ENV in err, err
     assert all(q.provider != "p" for q in api.quotes_list(db=postgres))
+
+
+def test_the_open_stores_are_closed_at_exit(db: str) -> None:
+    """`gpuplan` exits without collecting objects in reference cycles (cli.entry), so the store closes
+    its pooled connections itself at exit: a fresh process opens the store through the command, and
+    an exit handler that runs after the store's finds the pool empty."""
+    script = textwrap.dedent(f"""
+        import atexit, sys
+        pools = []
+        atexit.register(lambda: print("checked in at exit:", [p.checkedin() for p in pools]))
+        from gpuplan.quotes import store
+        engine = store.open_store({db!r})
+        with engine.connect():
+            pass
+        pools.append(engine.pool)
+        print("checked in before:", engine.pool.checkedin())
+        sys.argv = ["gpuplan", "quotes", "list", "--db", {db!r}]
+        from gpuplan.cli import entry
+        entry()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "checked in before: 1" in done.stdout and done.stdout.rstrip().endswith("checked in at exit: [0]")

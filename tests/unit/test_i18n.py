@@ -74,3 +74,24 @@ def test_t_formats_and_fails_on_missing_key() -> None:
     with pytest.raises(KeyError):
         t("report.no_such_key", "en")
     assert set(catalog("en")) == set(catalog("zh"))
+
+
+def test_a_message_loads_only_its_own_area() -> None:
+    """`t` reads the one file its key names (a command prints from one or two areas of ten), and says
+    the same as the merged catalog for every key of every area, in both languages."""
+    from gpuplan.i18n import area
+
+    area.cache_clear()
+    catalog.cache_clear()
+    assert t("plan.pools") == AREAS["plan"]["en"]["pools"]
+    assert area.cache_info().currsize == 1 and catalog.cache_info().currsize == 0
+    for lang in LANGS:
+        merged = catalog(lang)
+        assert merged == {f"{a}.{k}": v for a, by_lang in AREAS.items() for k, v in by_lang[lang].items()}
+        for key, text in merged.items():
+            if not _placeholders(text):
+                assert t(key, lang) == text
+    with pytest.raises(KeyError, match="plan.no_such_key"):
+        t("plan.no_such_key")
+    with pytest.raises(KeyError, match="nowhere.title"):
+        t("nowhere.title")

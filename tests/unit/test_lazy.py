@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,43 @@ def test_every_command_starts_numpy_with_one_blas_thread() -> None:
             "    main(['--version'])\n"
             "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
     assert run(code) == "1"
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["compare", "examples/seed-910b.yaml", "-o", "json"], 0),
+    (["compare", "no-such-scenario.yaml"], 2),
+])
+def test_the_command_exits_with_the_import_objects_frozen(args: list[str], code: int) -> None:
+    """`entry` freezes the collector's objects before exiting (the interpreter's last collections then
+    skip what the imports made); the exit is otherwise the same: atexit handlers run, the exit code is
+    the command's, the whole output is written."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    argv = ["gpuplan", *(a if not a.startswith("examples/") else str(root / a) for a in args)]
+    script = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 1000, file=sys.stderr))\n"
+              f"sys.argv = {argv!r}\n"
+              "from gpuplan.cli import entry\n"
+              "entry()\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == code
+    assert done.stderr.splitlines()[-1] == "frozen True"
+    if code == 0:
+        assert json.loads(done.stdout)["schema"].startswith("gpuplan.compare/")
+
+
+def test_a_replay_without_a_scenario_imports_no_scenario_models(tmp_path: Path) -> None:
+    """`simulate -o json` without --scenario runs the reader, the replay and the JSON writer: no scenario
+    models, no YAML, no table or report libraries."""
+    trace = tmp_path / "jobs.csv"
+    trace.write_text("submit_time,duration,gpus\n0,3600,4\n0,1800,2\n600,7200,1\n", encoding="utf-8")
+    absent = ("polars", "scipy", "rich", "jinja2", "yaml", "gpuplan.inputs.scenario_types",
+              "gpuplan.engines.advise")
+    code = ("import sys, io, contextlib; from gpuplan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['simulate', {str(trace)!r}, '-r', '4', '-o', 'json'])\n"
+            f"print(rc, sorted(m for m in {absent!r} if m in sys.modules))")
+    assert run(code) == "0 []"

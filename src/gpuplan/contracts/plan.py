@@ -13,7 +13,7 @@ from pydantic import Field
 
 from gpuplan.constants import Queueing
 from gpuplan.contracts._base import Count, Int, OpenRecord, Record
-from gpuplan.contracts.simulate import NoRecommendation, Recommended
+from gpuplan.contracts.recommend import NoRecommendation, Recommended
 
 SCHEMA = "gpuplan.plan/1"
 

@@ -12,6 +12,12 @@ from typing import Literal
 from pydantic import Field, RootModel
 
 from gpuplan.contracts._base import Count, OpenRecord, Record
+from gpuplan.contracts.recommend import NoRecommendation, Recommended, WaitHours
+
+# WaitHours, Recommended and NoRecommendation are shared with `gpuplan.plan/1`: they live in
+# contracts/recommend.py so that `plan` does not build every simulate model it never prints.
+__all__ = ["Cheapest", "GpuHours", "NoRecommendation", "Recommended", "SimulateCost", "SimulateOutput",
+           "SimulateResult", "SimulateResults", "SpotSettings", "WaitHours"]
 
 SCHEMA = "gpuplan.simulate/1"
 
@@ -22,13 +28,6 @@ class GpuHours(Record):
     burst: float = Field(description="GPU-hours run in containers, stretched by the container slowdown.")
     spot: float | None = Field(default=None, description=(
         "GPU-hours run on the spot tier (`--spot`), lost work included; absent without one."))
-
-
-class WaitHours(Record):
-    mean: float
-    p50: float
-    p95: float
-    max: float
 
 
 class SimulateCost(OpenRecord):
@@ -83,20 +82,6 @@ class SimulateResults(RootModel[list[SimulateResult]]):
     """The list several R printed before `gpuplan.simulate/1` wrapped the runs (still readable)."""
 
 
-class Recommended(Record):
-    """The R to lease: the cheapest per month whose waits meet the budget."""
-
-    reserved_gpus: Count
-    cost_per_month: float = Field(description="The pool's mid bill per month at this R (its run's cost.per_month).")
-    waiting_cost_per_month: float | None = Field(description=(
-        "Waiting priced with researcher_hour_cost (null when it is 0); the choice minimises "
-        "cost_per_month + this."))
-    wait_hours: WaitHours
-    basis: Literal["max_wait", "cheapest"] = Field(description=(
-        "max_wait: the cheapest R meeting --max-wait; cheapest: no budget given, the cheapest R."))
-    reason: str = Field(description="Why this R, in words (English).")
-
-
 class Cheapest(Record):
     """The cheapest priced R whatever it waits (what a sweep without a budget would pick)."""
 
@@ -105,14 +90,6 @@ class Cheapest(Record):
     waiting_cost_per_month: float | None
     wait_hours: WaitHours
     absurd_wait: bool = Field(description="Its p95 wait is over a week (168 h): a sweep says so.")
-
-
-class NoRecommendation(Record):
-    code: Literal["not_priced", "none_meets"] = Field(description=(
-        "not_priced: no --scenario, nothing to compare by cost; none_meets: no R meets --max-wait."))
-    reason: str
-    smallest_meeting: Count | None = Field(description=(
-        "not_priced: the smallest R whose waits meet the budget, when one does (else null)."))
 
 
 class SpotSettings(Record):

@@ -14,6 +14,8 @@ statement, its parameters or the URL's password.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import threading
 import time
@@ -118,6 +120,19 @@ def _table() -> Any:
 QUOTES = _table()
 _ENGINES: dict[str, Any] = {}
 _OPEN = threading.Lock()  # two threads opening the same store at once must not both migrate it
+
+
+def _dispose_engines() -> None:
+    """Close the open stores' pooled connections at exit, so that a PostgreSQL server sees the client
+    leave rather than a dropped socket: the `gpuplan` command exits without collecting the objects in
+    reference cycles (`cli.entry`), which a connection pool is."""
+    for engine in list(_ENGINES.values()):
+        with contextlib.suppress(Exception):  # a server already gone: nothing to say goodbye to
+            engine.dispose()
+    _ENGINES.clear()
+
+
+atexit.register(_dispose_engines)
 
 
 def alembic_config(url: str | None = None) -> Any:
