@@ -20,6 +20,7 @@ from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 from gpuplan.contracts.results import AuditReport as AuditReport
 from gpuplan.contracts.results import CommitReport as CommitReport
 from gpuplan.contracts.results import CompareResult as CompareResult
+from gpuplan.contracts.results import DecisionPack as DecisionPack
 from gpuplan.contracts.results import DemandCurve as DemandCurve
 from gpuplan.contracts.results import DemandMode as DemandMode
 from gpuplan.contracts.results import SimulateResult as SimulateResult
@@ -270,8 +271,16 @@ def simulate(
     catalog: str | Path | None = None,
     progress: ProgressStart | None = None,
     max_wait: str | Sequence[str] | dict[str, float] | None = None,
+    spot: int = 0,
+    seed: int = 0,
+    checkpoint: str | None = None,
+    spot_fallback: str = "on-demand",
 ) -> SimulateResult:
     """Replay a job trace through each reserved pool size, spilling to containers.
+
+    `spot` S > 0: S spot cards between the pool and on demand (`gpuplan.sim.spot`: the scenario's spot
+    offer, reclaims drawn with `seed`, `checkpoint` (a duration or `none`; default the scenario's),
+    `spot_fallback` on-demand or requeue); S = 0 replays exactly as without it.
 
     `reserved`: `16`, `0,8,16` or `A:B:STEP` (or the numbers); `wait`: how long a queued job waits
     before bursting (`0`, `30m`, `2h`, `inf`, or hours); `scenario`: prices the pool and the bursts;
@@ -301,8 +310,27 @@ def simulate(
         wait_hours = float(wait)
     levels = parse_reserved(reserved) if isinstance(reserved, str) else [int(r) for r in reserved]
     limits.check_levels(levels)
-    prices, researcher = _simulate_prices(scenario, gpu, catalog) if scenario is not None else (None, None)
+    prices, researcher, scen = _simulate_prices(scenario, gpu, catalog) if scenario is not None else (None, None, None)
     gpn = gpus_per_node or (prices.gpus_per_node if prices is not None else 8)
+    spot_args: dict[str, Any] = {}
+    spot_doc = None
+    if spot < 0 or seed < 0:
+        raise UsageError(f"--spot and --seed must be >= 0, got {spot} and {seed}",
+                         field="--spot" if spot < 0 else "--seed")
+    if spot > 0:
+        from gpuplan.sim.spot import spot_params, spot_settings
+
+        if scen is None or prices is None:
+            raise UsageError("--spot prices a spot offer: pass --scenario", field="--spot",
+                             hint="a scenario with an offer of `capacity: spot` for the GPU.")
+        if spot > limits.MAX_RESERVED_GPUS:
+            raise UsageError(f"S = {spot:,} spot GPUs is past the limit of {limits.MAX_RESERVED_GPUS:,}",
+                             field="--spot")
+        params, tariff = spot_params(scen, prices.gpu, _catalog(catalog), checkpoint=checkpoint,
+                                     fallback=spot_fallback, seed=seed, on_demand_slowdown=prices.container_slowdown,
+                                     file=str(scenario))
+        spot_args = {"spot_gpus": spot, "spot": params, "spot_tariff": tariff}
+        spot_doc = spot_settings(spot, params, tariff)
 
     limits.check_trace_rows(trace)
     tr = read_trace(trace, trace_format, gpu_types=False)  # a replay needs no GPU types: the C reader
@@ -319,6 +347,7 @@ def simulate(
             gpus_per_node=gpn,
             prices=prices,
             progress=progress_cb,
+            **spot_args,
         )
     finally:
         stop()
@@ -337,12 +366,13 @@ def simulate(
         max_wait=budget,
         researcher_hour_cost=researcher,
         recommendation=rec,
+        spot=spot_doc,
     )
 
 
 def _simulate_prices(
     scenario: str | Path, gpu: str | None, catalog: str | Path | None
-) -> tuple[PoolPricing, float]:
+) -> tuple[PoolPricing, float, Scenario]:
     """The replay's prices: the scenario's cheapest bare-metal (lease) and container (burst) offers,
     and its researcher_hour_cost (what an hour of waiting costs)."""
     from gpuplan.engines.pricing import pool_prices
@@ -360,7 +390,7 @@ def _simulate_prices(
                 field="offers",
                 hint="a hybrid pool needs a bare-metal offer (the lease) and a container offer (the bursts).",
             )
-    return pp, scen.team.researcher_hour_cost
+    return pp, scen.team.researcher_hour_cost, scen
 
 
 def _gpu_id(cat: Catalog, name: str, flag: str) -> str:
@@ -722,3 +752,45 @@ def quotes_trend(*, db: str | None = None, quotes: str | Path | None = None, gpu
     gpu = _quote_gpu(gpu)
     qs = quotes_read_csv(quotes) if quotes is not None else quotes_list(db=db, gpu=gpu, mode=mode)
     return [f.to_json() for f in fit_trends(qs) if (gpu is None or f.gpu == gpu) and (mode is None or f.mode == mode)]
+
+
+# --- report: the decision pack --------------------------------------------------------------------
+
+
+def report(
+    scenario: str | Path,
+    *,
+    audit_files: Sequence[str | Path] = (),
+    quotes: str | Path | None = None,
+    db: str | None = None,
+    lang: Lang = "en",
+    paths: int = 10_000,
+    seed: int = 0,
+    catalog: str | Path | None = None,
+) -> DecisionPack:
+    """The decision pack: compare, plan, commit and vendors of one scenario (and the audit of
+    `audit_files`, priced at the plan's leased offer), and the answer drawn from them."""
+    from gpuplan.engines.pack import decision_summary
+    from gpuplan.render.plan import plan_json
+
+    if quotes is not None and db is not None:
+        raise GpuplanError("give either --quotes or --db, not both", field="--quotes",
+                           hint="--quotes reads a quotes CSV; --db a quotes database.")
+    cat = _catalog(catalog)
+    scen = _scenario(scenario, cat)
+    cmp = compare(scen, catalog=cat, hours_curves=True)
+    plan_doc = plan_json(plan_document(scen, lang=lang, catalog=cat))
+    com = commit(scen, paths=paths, seed=seed, lang=lang, catalog=cat, quotes=quotes, db=db)
+    ven = cmp.vendors()
+    audit_doc = None
+    if audit_files:
+        leased = next((p.get("offer_bare_metal") for p in plan_doc.get("pools") or [] if p.get("offer_bare_metal")),
+                      None)
+        rep = audit(audit_files, offer=leased, scenario=scenario if leased else None, catalog=catalog,
+                    currency=scen.currency)
+        audit_doc = rep.to_json()
+    offers = [{"id": o.id, "gpu": o.gpu, "mode": o.mode, "source": o.source} for o in scen.offers]
+    runs = [r for g in com.view["gpus"] for r in g["runs"]]
+    summary = decision_summary(plan_doc, com.to_json(), runs, offers)
+    return DecisionPack(summary=summary, compare=cmp, plan=plan_doc, commit=com, vendors=ven, audit=audit_doc,
+                        scenario=str(scen.path or scenario))

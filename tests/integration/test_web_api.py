@@ -315,7 +315,8 @@ def test_heavy_requests_past_the_limit_kill_their_worker(tmp_path: Path) -> None
 def test_heavy_requests_have_a_memory_bound() -> None:
     import gpuplan.web.app as web_app
 
-    app = web_app.create_app(heavy_memory_mb=150)
+    # generous time limits: this test is about memory, and a loaded machine must not turn it into a timeout
+    app = web_app.create_app(heavy_memory_mb=150, timeout_s=300.0, heavy_timeout_s=300.0)
     c = TestClient(base_url="http://127.0.0.1", app=app)
     # within the server's limits (100,000 GPUs in an hour of demand), a worker's plan needs 170-220 MiB of
     # data segment (one BLAS thread) or 220-260 (a thread per core): past a 150 MiB bound either way, where

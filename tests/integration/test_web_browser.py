@@ -131,7 +131,7 @@ def test_report_makes_no_network_request(browser, artifacts: Path) -> None:  # t
     page.wait_for_load_state("networkidle")
     assert seen == [path.as_uri()], seen
     assert all(u == path.as_uri() for u in routed), routed
-    assert page.locator("svg.chart").count() == 6
+    assert page.locator(".r-wide svg.chart").count() == 6  # (and each again for a phone, in .r-narrow)
     assert page.locator("svg.chart polyline.series").count() >= 4
     page.screenshot(path=str(artifacts / "report-seed-910b-en.png"), full_page=True)
     page.emulate_media(media="print")

@@ -113,7 +113,8 @@ def test_commit_report(client: TestClient) -> None:
                                          "fragment": True})
     assert r.status_code == 200 and r.text.startswith('<main class="report commit-report"')
     assert "<body" not in r.text and "租期阶梯" in r.text and "scenario.yaml" in r.text
-    assert r.text.count("<svg") == 4  # the ladder timeline, the cost fan chart, a price band per tier
+    # each drawn for desk and phone:
+    assert r.text.count('class="r-wide"') == 4  # the ladder timeline, the cost fan chart, a price band per tier
     assert "bm-910b" in r.text
     page = client.post("/api/report", json={"kind": "commit", "scenario": SEED_TEXT, "paths": 500})
     assert page.status_code == 200 and page.text.startswith("<!DOCTYPE html>")
@@ -402,7 +403,7 @@ def test_quotes_and_commit_in_the_browser(server: str, browser, artifacts: Path,
     page.evaluate("window.scrollTo(0, 0)")
     assert "bm-910b" in page.inner_text("#result .commit-report table")
     assert _in_viewport(page, "#result .commit-report table"), "the ladder is not on the first screen"
-    assert page.locator("#result .commit-report svg").count() == 4  # timeline, cost fan, two price bands
+    assert page.locator("#result .commit-report .r-wide svg").count() == 4  # timeline, fan, two price bands
     page.screenshot(path=str(artifacts / f"web-commit-{tag}.png"), full_page=False)
     page.screenshot(path=str(artifacts / f"web-commit-{tag}-full.png"), full_page=True)
 

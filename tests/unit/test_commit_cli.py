@@ -84,7 +84,7 @@ def test_html_has_the_fan_chart_and_the_timeline(ladder_file: Path, tmp_path: Pa
     code, table, _ = run(["commit", str(ladder_file), "--paths", "500", "--html", str(out), "--lang", lang], capsys)
     assert code == 0
     html = out.read_text(encoding="utf-8")
-    assert html.count("<svg") == 4 and "p10–p90" in html  # cost fan, ladder, and a price band per tier
+    assert html.count('class="r-wide"') == 4 and "p10–p90" in html  # cost fan, ladder, and a price band per tier
     assert ("租期阶梯" if lang == "zh" else "Ladder") in html and ("租期阶梯" if lang == "zh" else "Ladder") in table
 
 

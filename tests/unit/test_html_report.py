@@ -36,7 +36,7 @@ def test_compare_report_en(seed: api.CompareResult) -> None:
     assert_self_contained(html)
     data = compare_json(seed.document("en"))
     w0, w1 = data["workloads"]
-    assert html.count("<svg") == 3 * len(data["workloads"])
+    assert html.count('class="r-wide"') == 3 * len(data["workloads"])  # each chart drawn for desk and phone
     assert f'data-verdict="{w0["recommendation"]["offer"]}"' in html
     assert f'data-verdict="{w1["recommendation"]["offer"]}"' in html
     for reason in w0["recommendation"]["reasons"] + [d["reason"] for d in w0["recommendation"]["dimensions"].values()]:
@@ -112,10 +112,10 @@ def test_simulate_report_from_the_simulate_json(tmp_path: Path, capsys: pytest.C
     assert d["schema"] == "gpuplan.simulate/1" and len(d["runs"]) == 5
     html = render_report("simulate", d, "en")
     assert_self_contained(html)
-    assert html.count("<svg") == 3 and "Cost against reserved GPUs R" in html and "R=16" in html
+    assert html.count('class="r-wide"') == 3 and "Cost against reserved GPUs R" in html and "R=16" in html
     one = cli_json(capsys, "simulate", str(trace), "--reserved", "4")
     html1 = render_report("simulate", one, "zh")  # unpriced, one object: a wait chart, no cost chart
-    assert "平均等待" in html1 and html1.count("<svg") == 1
+    assert "平均等待" in html1 and html1.count('class="r-wide"') == 1
 
 
 def test_audit_report_from_the_audit_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "compare",
     "plan",
     "commit",
+    "report",
     "quotes",
     "simulate",
     "audit",

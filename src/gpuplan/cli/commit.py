@@ -29,12 +29,14 @@ def commit(
 ) -> None:
     """Which lease terms to sign: a ladder of terms per GPU type against price drift and demand growth."""
     from gpuplan import api
-    from gpuplan.render.commit import commit_markdown, commit_table, write_commit_html
+    from gpuplan.render.commit import commit_markdown, commit_table
 
     lang_code: api.Lang = "zh" if getattr(lang, "value", lang) == "zh" else "en"
     rep = api.commit(scenario, paths=paths, seed=seed, lang=lang_code, catalog=catalog, quotes=quotes, db=db)
     if html is not None:
-        write_commit_html(rep.view, html, lang_code)
+        from gpuplan.render.html import write_report
+
+        write_report("commit", rep.view, html, lang_code)
     if output == OutputFormat.json:
         write_json(rep.to_json())
     elif output == OutputFormat.markdown:

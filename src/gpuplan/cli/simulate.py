@@ -24,6 +24,11 @@ from gpuplan.cli.term import simulate_progress
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
 
 
+class SpotFallback(StrEnum):
+    on_demand = "on-demand"
+    requeue = "requeue"
+
+
 class TraceFormat(StrEnum):
     auto = "auto"
     generic = "generic"
@@ -78,6 +83,23 @@ def simulate(
         typer.Option("--gpu", help="GPU whose offers price the pool (when the scenario has several)."),
     ] = None,
     max_wait: MaxWaitOpt = None,
+    spot: Annotated[
+        int,
+        typer.Option("--spot", help="Spot GPUs S between the reserved pool and on demand (the scenario's spot "
+                     "offer; 0: none)."),
+    ] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the spot reclaims (the same seed, the same output).")
+    ] = 0,
+    checkpoint: Annotated[
+        str | None,
+        typer.Option("--checkpoint", help="Checkpoint interval of spot jobs: 30m, 1h or none (default: the "
+                     "scenario's workloads')."),
+    ] = None,
+    spot_fallback: Annotated[
+        SpotFallback,
+        typer.Option("--spot-fallback", help="A reclaimed job: on-demand (runs there) or requeue (spot again)."),
+    ] = SpotFallback.on_demand,
     output: OutputOpt = OutputFormat.table,
     lang: LangOpt = Lang.en,
     html: HtmlOpt = None,
@@ -101,6 +123,10 @@ def simulate(
         catalog=catalog,
         progress=simulate_progress(lang.value),
         max_wait=max_wait,
+        spot=spot,
+        seed=seed,
+        checkpoint=checkpoint,
+        spot_fallback=spot_fallback.value,
     )
     if html is not None:
         from gpuplan.render.html import write_report

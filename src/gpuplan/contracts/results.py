@@ -103,6 +103,7 @@ class SimulateResult:
     max_wait: dict[str, float] = field(default_factory=dict)  # the waiting budget {stat: hours}
     researcher_hour_cost: float | None = None  # the scenario's, when priced
     recommendation: dict[str, Any] = field(default_factory=dict)  # sim.cost.recommend's answer
+    spot: dict[str, Any] | None = None  # the spot tier's settings (`--spot` > 0), else None
 
     def to_json(self) -> dict[str, Any]:
         """What `simulate -o json` prints (`gpuplan.simulate/1`): the runs, one per R, and the
@@ -110,7 +111,7 @@ class SimulateResult:
         from gpuplan.sim.cost import SCHEMA  # not the contract module: that would load pydantic
 
         rec = self.recommendation
-        return {
+        out = {
             "schema": SCHEMA,
             "max_wait_hours": dict(self.max_wait),
             "researcher_hour_cost": self.researcher_hour_cost,
@@ -119,6 +120,9 @@ class SimulateResult:
             "no_recommendation": rec.get("no_recommendation"),
             "cheapest": rec.get("cheapest"),
         }
+        if self.spot is not None:  # only with a spot tier: without one the output is as it was
+            out["spot"] = dict(self.spot)
+        return out
 
     def meta(self) -> dict[str, Any]:
         """The heading the table and markdown renderers show above the runs."""
@@ -170,3 +174,23 @@ class CommitReport:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.view["doc"])
+
+
+@dataclass(frozen=True)
+class DecisionPack:
+    """Everything `gpuplan report` shows: the answer (`summary`, `engines.pack.decision_summary`) and
+    each command's own result, as that command returns it, for its section."""
+
+    summary: dict[str, Any]
+    compare: CompareResult
+    plan: dict[str, Any]  # `gpuplan.plan/1` as `plan -o json` prints it
+    commit: CommitReport
+    vendors: VendorsResult
+    audit: dict[str, Any] | None  # `gpuplan.audit/1`, when telemetry was given
+    scenario: str
+
+    def to_json(self) -> dict[str, Any]:
+        """What `report -o json` prints: the answer and each section's own JSON document."""
+        return {"schema": "gpuplan.report/1", "scenario": self.scenario, "summary": self.summary,
+                "compare": self.compare.document_data(), "plan": self.plan, "commit": self.commit.to_json(),
+                "audit": self.audit}

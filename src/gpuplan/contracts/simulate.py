@@ -17,7 +17,7 @@ from gpuplan.contracts.recommend import NoRecommendation, Recommended, WaitHours
 # WaitHours, Recommended and NoRecommendation are shared with `gpuplan.plan/1`: they live in
 # contracts/recommend.py so that `plan` does not build every simulate model it never prints.
 __all__ = ["Cheapest", "GpuHours", "NoRecommendation", "Recommended", "SimulateCost", "SimulateOutput",
-           "SimulateResult", "SimulateResults", "WaitHours"]
+           "SimulateResult", "SimulateResults", "SpotSettings", "WaitHours"]
 
 SCHEMA = "gpuplan.simulate/1"
 
@@ -26,6 +26,8 @@ class GpuHours(Record):
     total: float = Field(description="reserved + burst.")
     reserved: float = Field(description="GPU-hours run on the R reserved cards.")
     burst: float = Field(description="GPU-hours run in containers, stretched by the container slowdown.")
+    spot: float | None = Field(default=None, description=(
+        "GPU-hours run on the spot tier (`--spot`), lost work included; absent without one."))
 
 
 class SimulateCost(OpenRecord):
@@ -45,6 +47,11 @@ class SimulateCost(OpenRecord):
     per_month: float
     per_month_low: float
     per_month_high: float
+    offer_spot: str | None = Field(default=None, description="The spot offer (`--spot`; absent without one).")
+    spot: float | None = Field(default=None, description=(
+        "Spot GPU-hours x (spot price + ops), in `total` (`--spot`; absent without one)."))
+    lost: float | None = Field(default=None, description=(
+        "What the lost GPU-hours cost, already inside `spot` and `burst` (`--spot`; absent without one)."))
     waiting_per_month: float | None = Field(default=None, description=(
         "Waiting priced per month: mean wait x jobs x researcher_hour_cost over the span, scaled like "
         "per_month (present when the scenario's researcher_hour_cost > 0)."))
@@ -61,6 +68,14 @@ class SimulateResult(Record):
     wait_hours: WaitHours = Field(description="Queueing wait from submit to start, hours.")
     reserved_utilization: float = Field(description="Reserved GPU-hours over R x span.")
     cost: SimulateCost | None = Field(description="null without --scenario (nothing to price with).")
+    spot_gpus: Count | None = Field(default=None, description="S, the spot cards (`--spot` > 0; else absent).")
+    spot_jobs: Count | None = Field(default=None, description="Jobs that finished on spot (`--spot`).")
+    on_demand_jobs: Count | None = Field(default=None, description=(
+        "Jobs that finished on demand, after a reclaim or because spot was full (`--spot`)."))
+    preemptions: Count | None = Field(default=None, description=(
+        "Spot reclaims replayed (drawn from the offer's rate per node-hour with --seed; `--spot`)."))
+    lost_gpu_hours: float | None = Field(default=None, description=(
+        "GPU-hours reclaims threw away: work since the last checkpoint plus restarts (`--spot`)."))
 
 
 class SimulateResults(RootModel[list[SimulateResult]]):
@@ -77,6 +92,23 @@ class Cheapest(Record):
     absurd_wait: bool = Field(description="Its p95 wait is over a week (168 h): a sweep says so.")
 
 
+class SpotSettings(Record):
+    """The spot tier a replay ran with (`--spot` > 0; `gpuplan.sim.spot`)."""
+
+    gpus: Count = Field(description="S, the spot cards.")
+    offer: str = Field(description="The scenario's cheapest spot offer for the GPU.")
+    price_per_gpu_hour: float = Field(description="Its price per GPU-hour (mid).")
+    rate_per_node_hour: float = Field(description="Reclaims per node-hour (the middle of a range).")
+    seed: Count = Field(description="The seed of numpy's Generator(PCG64) that drew the reclaims.")
+    checkpoint_hours: float | None = Field(description=(
+        "The checkpoint interval (null: none, a reclaimed job starts over)."))
+    restart_hours: float = Field(description="One restart after a reclaim.")
+    slowdown: float = Field(description="Run times on spot x this (the offer's slowdown on the work).")
+    fallback: Literal["on-demand", "requeue"] = Field(description=(
+        "A reclaimed job runs on demand, or tries spot again (at most max_spot_runs runs)."))
+    max_spot_runs: Count = Field(description="Spot runs a job gets in all (1 with fallback on-demand).")
+
+
 class SimulateOutput(Record):
     """`gpuplan simulate -o json`: one object for one R or many."""
 
@@ -88,3 +120,4 @@ class SimulateOutput(Record):
     recommended: Recommended | None = Field(description="null when no R meets the budget or nothing is priced.")
     no_recommendation: NoRecommendation | None = Field(description="Why `recommended` is null (else null).")
     cheapest: Cheapest | None = Field(description="The cheapest priced R ignoring the budget (null unpriced).")
+    spot: SpotSettings | None = Field(default=None, description="The spot tier (`--spot` > 0); absent without one.")

@@ -1,11 +1,10 @@
 """Rendering a commit from its view (`contracts.commit_document.commit_view`): a Rich table, markdown,
---explain and a self-contained HTML page with a fan chart of cost over the horizon and the ladder as a
-timeline. Every figure comes from the view; these functions only lay it out."""
+--explain, and the charts of its HTML report (a fan chart of cost over the horizon, the ladder as a
+timeline, the price bands), which `render.html` lays out in the reports' frame (`commit.html.j2`). Every
+figure comes from the view; these functions only lay it out."""
 
 from __future__ import annotations
 
-from html import escape
-from pathlib import Path
 from typing import Any
 
 from gpuplan.i18n import t
@@ -85,6 +84,10 @@ def explain_lines(view: dict[str, Any], lang: str) -> list[str]:
 
 def commit_markdown(view: dict[str, Any], lang: str) -> str:
     doc = view["doc"]
+
+    def mc(x: float) -> str:  # every amount with its currency
+        return f"{_m(x)} {doc['currency']}"
+
     lines = [f"# {t('commit.title', lang, scenario=view['scenario'])}", "",
              t("commit.heading", lang, months=doc["horizon_months"], paths=doc["paths"], seed=doc["seed"],
                currency=doc["currency"]), "", f"## {t('commit.ladder', lang)}", ""]
@@ -103,18 +106,19 @@ def commit_markdown(view: dict[str, Any], lang: str) -> str:
                                                                    "col_p90")) + " |",
               "|---|---:|---:|---:|---:|"]
     for name, c in _strategy_rows(view, lang):
-        lines.append(f"| {name} | {_m(c['expected'])} | {_m(c['p10'])} | {_m(c['p50'])} | {_m(c['p90'])} |")
-    lines += ["", t("commit.regret", lang, e=_m(doc["regret"]["expected"]), p90=_m(doc["regret"]["p90"])), "",
+        lines.append(f"| {name} | {mc(c['expected'])} | {mc(c['p10'])} | {mc(c['p50'])} | {mc(c['p90'])} |")
+    lines += ["", t("commit.regret", lang, e=mc(doc["regret"]["expected"]), p90=mc(doc["regret"]["p90"])), "",
               f"## {t('commit.reasons', lang)}", ""]
     lines += [f"- {r}" for r in doc["reasons"]]
     return "\n".join(lines)
 
 
-def fan_svg(view: dict[str, Any], lang: str) -> str:
+def fan_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
     fan = view["fan"]
     xs = list(range(1, len(fan["p50"]) + 1))
     return line_chart(Chart(
-        title=t("commit.fan", lang), x_label="month", y_label=view["doc"]["currency"], y_fmt=_m,
+        title=t("commit.fan", lang), x_label=t("commit.axis_month", lang), width=width,
+        y_label=view["doc"]["currency"], y_fmt=_m,
         x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
         bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, fan["p10"], strict=True)],
                     [(x, y) for x, y in zip(xs, fan["p90"], strict=True)], PALETTE[0])],
@@ -123,7 +127,7 @@ def fan_svg(view: dict[str, Any], lang: str) -> str:
                     PALETTE[1], dash=True)]))
 
 
-def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
+def price_band_svgs(view: dict[str, Any], lang: str, width: int = 680) -> list[str]:
     """One fan chart a band of `gpuplan.commit/1`: the price per GPU-hour the paths span by month."""
     out = []
     for i, b in enumerate(view["doc"].get("bands", [])):
@@ -131,7 +135,9 @@ def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
         color = PALETTE[i % len(PALETTE)]
         title = t("commit.price_band", lang, gpu=b["gpu"], tier=t(f"commit.tier_{b['tier']}", lang))
         out.append(line_chart(Chart(
-            title=title, x_label="month", y_label=f"{view['doc']['currency']} / GPU-h", y_fmt=lambda y: f"{y:,.2f}",
+            title=title, x_label=t("commit.axis_month", lang), width=width,
+            y_label=f"{view['doc']['currency']} / GPU-h",
+            y_fmt=lambda y: f"{y:,.2f}",
             x_ticks=[float(x) for x in xs] if len(xs) <= 24 else (),
             bands=[Band("p10–p90", [(x, y) for x, y in zip(xs, b["p10"], strict=True)],
                         [(x, y) for x, y in zip(xs, b["p90"], strict=True)], color)],
@@ -139,7 +145,7 @@ def price_band_svgs(view: dict[str, Any], lang: str) -> list[str]:
     return out
 
 
-def timeline_svg(view: dict[str, Any], lang: str) -> str:
+def timeline_svg(view: dict[str, Any], lang: str, width: int = 680) -> str:
     months = len(view["fan"]["p50"])
     stacks = []
     for i, r in enumerate(_runs(view)):
@@ -150,50 +156,4 @@ def timeline_svg(view: dict[str, Any], lang: str) -> str:
     if not stacks:
         return ""
     return stacked_bars(t("commit.timeline", lang), [str(m) for m in range(months)], stacks,
-                        t("commit.col_cards", lang))
-
-
-def commit_html(view: dict[str, Any], lang: str) -> str:
-    doc = view["doc"]
-    e = escape
-    heading = t("commit.heading", lang, months=doc["horizon_months"], paths=doc["paths"], seed=doc["seed"],
-                currency=doc["currency"])
-    body = [f"<h1>{e(t('commit.title', lang, scenario=view['scenario']))}</h1>", f"<p>{e(heading)}</p>",
-            f"<h2>{e(t('commit.ladder', lang))}</h2>"]
-    runs = _runs(view)
-    if runs:
-        heads = "".join(f"<th>{e(t(f'commit.{k}', lang))}</th>" for k in (
-            "col_gpu", "col_offer", "col_term", "col_cards", "col_months", "col_signings"))
-        rows = "".join(
-            f"<tr><td>{e(r['gpu'])}</td><td>{e(r['offer'])}</td>"
-            f"<td>{e(t('commit.term_months', lang, n=r['term_months']))}</td><td class=n>{r['cards']}</td>"
-            f"<td>{r['start_month']}–{r['end_month'] - 1}</td><td class=n>{r['signings']}</td></tr>"
-            for r in runs)
-        body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-        body.append(f"<figure><figcaption>{e(t('commit.timeline', lang))}</figcaption>{timeline_svg(view, lang)}"
-                    "</figure>")
-    else:
-        body.append(f"<p>{e(t('commit.no_ladder', lang))}</p>")
-    body.append(f"<h2>{e(t('commit.strategies', lang))}</h2>")
-    heads = "".join(f"<th>{e(t(f'commit.{k}', lang))}</th>" for k in (
-        "col_strategy", "col_expected", "col_p10", "col_p50", "col_p90"))
-    rows = "".join(f"<tr><td>{e(n)}</td>" + "".join(f"<td class=n>{_m(c[k])}</td>" for k in (
-        "expected", "p10", "p50", "p90")) + "</tr>" for n, c in _strategy_rows(view, lang))
-    body.append(f"<table><tr>{heads}</tr>{rows}</table>")
-    body.append(f"<figure><figcaption>{e(t('commit.fan', lang))}</figcaption>{fan_svg(view, lang)}</figure>")
-    for svg in price_band_svgs(view, lang):
-        body.append(f"<figure>{svg}</figure>")
-    body.append(f"<p>{e(t('commit.regret', lang, e=_m(doc['regret']['expected']), p90=_m(doc['regret']['p90'])))}</p>")
-    body.append(f"<h2>{e(t('commit.reasons', lang))}</h2><ul>" + "".join(f"<li>{e(r)}</li>" for r in doc["reasons"])
-                + "</ul>")
-    body.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in explain_lines(view, lang)) + "</ul>")
-    css = ("body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;max-width:760px;margin:2em "
-           "auto;color:#222}table{border-collapse:collapse}td,th{padding:2px 10px;border-bottom:1px solid #ddd}"
-           "td.n{text-align:right}figure{margin:1em 0}")
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>'
-            f"{e(t('commit.title', lang, scenario=view['scenario']))}</title><style>{css}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
-
-
-def write_commit_html(view: dict[str, Any], path: str | Path, lang: str) -> None:
-    Path(path).write_text(commit_html(view, lang), encoding="utf-8")
+                        t("commit.col_cards", lang), width=width)

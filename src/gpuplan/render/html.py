@@ -17,7 +17,7 @@ from typing import Any
 from gpuplan.i18n import t
 from gpuplan.render import svg
 
-KINDS = ("compare", "plan", "simulate", "audit")
+KINDS = ("compare", "plan", "simulate", "audit", "commit")
 LOCALES = {"en": "en_US", "zh": "zh_CN"}
 
 
@@ -101,6 +101,54 @@ def _version() -> str:
         return "dev"
 
 
+# --- charts drawn for the width ------------------------------------------------------------------
+
+NARROW = 340  # the phone drawing's width in CSS px: a 390 px screen shows it at about 1:1
+MIN_PHONE_FONT = 11.0  # px: no chart text smaller on a phone
+
+
+def _phone(chart: str) -> str:
+    """The narrow drawing with every font size raised to at least `MIN_PHONE_FONT`."""
+    import re
+
+    return re.sub(r'font-size="([0-9.]+)"',
+                  lambda m: f'font-size="{max(float(m.group(1)), MIN_PHONE_FONT):g}"', chart)
+
+
+def _pair(wide: str, narrow: str) -> Any:
+    """Both drawings of a chart; the stylesheet shows the narrow one below 640 px, so a chart is redrawn
+    for the width instead of scaled down (its text would shrink with the viewBox)."""
+    if not wide:
+        return _markup("")
+    return _markup(f'<div class="rchart"><div class="r-wide">{wide}</div>'
+                   f'<div class="r-narrow">{_phone(narrow)}</div></div>')
+
+
+class _Both:
+    """`render.svg`'s chart functions, each drawn at its own width and at `NARROW`."""
+
+    @staticmethod
+    def line_chart(c: svg.Chart) -> Any:
+        import dataclasses
+
+        return _pair(svg.line_chart(c), svg.line_chart(dataclasses.replace(c, width=NARROW)))
+
+    @staticmethod
+    def stacked_bars(*args: Any, **kw: Any) -> Any:
+        return _pair(svg.stacked_bars(*args, **kw), svg.stacked_bars(*args, **{**kw, "width": NARROW}))
+
+    @staticmethod
+    def hbars(*args: Any, **kw: Any) -> Any:
+        return _pair(svg.hbars(*args, **kw), svg.hbars(*args, **{**kw, "width": NARROW}))
+
+    @staticmethod
+    def heatmap(*args: Any, **kw: Any) -> Any:
+        return _pair(svg.heatmap(*args, **kw), svg.heatmap(*args, **{**kw, "width": NARROW}))
+
+
+both = _Both()
+
+
 # --- compare -----------------------------------------------------------------------------------
 
 
@@ -134,7 +182,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
             ys = [min((abs(px - be), py) for px, py in c.points)[1] for c in ch["curves"] if c.feasible]
             if ys:
                 points.append(svg.PointMarker(be, min(ys), "", "#D55E00"))
-        cost_chart = svg.line_chart(
+        cost_chart = both.line_chart(
             svg.Chart(
                 title=t("report.chart_cost_hours", lang, workload=wj["id"]),
                 x_label=t("report.hours_per_day", lang),
@@ -148,7 +196,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
             )
         )
         bd = ch["breakdown"]
-        bars = svg.stacked_bars(
+        bars = both.stacked_bars(
             t("report.chart_breakdown", lang, workload=wj["id"]),
             bd["offers"],
             [
@@ -164,7 +212,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
             width=470,
             height=320,
         )
-        wall = svg.hbars(
+        wall = both.hbars(
             t("report.chart_wall", lang, workload=wj["id"]),
             [
                 (o, d, svg.MODE_COLORS.get(m, "#888"), t("report.days", lang, d=f.num(d)))
@@ -229,7 +277,7 @@ def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
                 marks = [svg.VMarker(lo, t("report.optimum_low", lang, r=f.num(lo, 0)), "#56B4E9"),
                          svg.VMarker(hi, t("report.optimum_high", lang, r=f.num(hi, 0)), "#CC79A7")]
             title = t("report.chart_plan_cost", lang, gpu=pc["gpu"])
-            figs.append(_fig(title, svg.line_chart(svg.Chart(
+            figs.append(_fig(title, both.line_chart(svg.Chart(
                 title=title, x_label=t("report.leased_cards", lang), y_label=money, x_fmt=f.num_g,
                 y_fmt=f.money_short, lines=lines, bands=bands, points=pts, vmarkers=marks)),
                 t("report.plan_cost_note", lang)))
@@ -240,7 +288,7 @@ def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
                               "#D55E00", dash=True)]
             bands = [svg.Band(t("report.spill", lang), pc["spill"][0], pc["spill"][1], "#E69F00", 0.45)]
             title = t("report.chart_demand", lang, gpu=pc["gpu"])
-            figs.append(_fig(title, svg.line_chart(svg.Chart(
+            figs.append(_fig(title, both.line_chart(svg.Chart(
                 title=title, x_label=t("report.hour_of_horizon", lang), y_label=t("report.gpus", lang),
                 x_fmt=f.num_g, y_fmt=f.num_g, lines=lines, bands=bands))))
         pools.append({"gpu": pc["gpu"], "figs": figs, "has_demand": bool(pc["demand"])})
@@ -251,13 +299,13 @@ def _plan_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
                   "all_container": svg.MODE_COLORS["container"]}
         title = t("report.chart_plan_options", lang)
         items = [(t(f"report.plan_{k}", lang), float(cpm[k]), colors[k], f.money(cpm[k])) for k in keys]
-        figs.append(_fig(title, svg.hbars(title, items, money, width=470)))
+        figs.append(_fig(title, both.hbars(title, items, money, width=470)))
     bd = plan_breakdown(d)
     if bd:
         title = t("report.chart_plan_breakdown", lang)
         stacks = [svg.Stack(t(f"report.part_{k}", lang), c, bd[k]) for k, c in
                   (("lease", "#0072B2"), ("ops", "#009E73"), ("spill", "#E69F00"), ("elastic", "#CC79A7"))]
-        figs.append(_fig(title, svg.stacked_bars(title, bd["gpus"], stacks, money, f.money_short,
+        figs.append(_fig(title, both.stacked_bars(title, bd["gpus"], stacks, money, f.money_short,
                                                  [f.money(x) for x in bd["total"]], width=470, height=300)))
     return {"data": d, "pools": pools, "cpm": cpm, "top_figs": figs, "f": f, "scenario_name": d.get("scenario") or ""}
 
@@ -279,13 +327,13 @@ def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
         best = sc["best"]
         pts = [svg.PointMarker(best[0], best[1], t("report.optimum", lang, r=f.num(best[0], 0)))]
         title = t("report.chart_sim_cost", lang)
-        figs.append(_fig(title, svg.line_chart(svg.Chart(
+        figs.append(_fig(title, both.line_chart(svg.Chart(
             title=title, x_label=t("report.reserved_r", lang), y_label=money, x_fmt=f.num_g, y_fmt=f.money_short,
             lines=[svg.Line(t("report.total_cost", lang), sc["cost"], "#009E73", dots=len(sc["cost"]) <= 40)],
             bands=bands, points=pts, width=470, height=300))))
     if sc["wait"]:
         title = t("report.chart_sim_wait", lang)
-        figs.append(_fig(title, svg.line_chart(svg.Chart(
+        figs.append(_fig(title, both.line_chart(svg.Chart(
             title=title, x_label=t("report.reserved_r", lang), y_label=t("report.mean_wait_h", lang),
             x_fmt=f.num_g, y_fmt=f.num_g, width=470, height=300,
             lines=[svg.Line(t("report.mean_wait", lang), sc["wait"], "#0072B2", dots=len(sc["wait"]) <= 40)]))))
@@ -293,7 +341,7 @@ def _simulate_context(d: Any, lang: str) -> dict[str, Any]:
         pts_sorted = sorted(sc["trade"])
         labels = [f"R={r}" for _, _, r in pts_sorted] if len(pts_sorted) <= 16 else []
         title = t("report.chart_sim_trade", lang)
-        figs.append(_fig(title, svg.line_chart(svg.Chart(
+        figs.append(_fig(title, both.line_chart(svg.Chart(
             title=title, x_label=t("report.mean_wait_h", lang), y_label=money, x_fmt=f.num_g,
             y_fmt=f.money_short, y_zero=False,
             lines=[svg.Line(t("report.trade_off", lang), [(w, c) for w, c, _ in pts_sorted], "#CC79A7", dots=True,
@@ -331,7 +379,7 @@ def _audit_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
     figs = []
     if heat["rows"]:
         title = t("report.chart_heat", lang)
-        figs.append(_fig(title, svg.heatmap(title, heat["rows"], heat["cells"], cols, t("report.idle_low", lang),
+        figs.append(_fig(title, both.heatmap(title, heat["rows"], heat["cells"], cols, t("report.idle_low", lang),
                                             t("report.busy_high", lang), t("report.gap", lang)),
                          "" if heat["timeline"] else t("report.no_timeline", lang)))
     classes = audit_classes(d)
@@ -339,17 +387,17 @@ def _audit_context(d: dict[str, Any], lang: str) -> dict[str, Any]:
         title = t("report.chart_classes", lang)
         items = [(_cls(k, lang), float(v), CLASS_COLORS.get(k, "#888"), f.num(v, 0))
                  for k, v in sorted(classes.items(), key=lambda p: -p[1])]
-        figs.append(_fig(title, svg.hbars(title, items, t("report.gpus", lang), width=470)))
+        figs.append(_fig(title, both.hbars(title, items, t("report.gpus", lang), width=470)))
     fm = audit_fleet_money(d)
     if fm:
         title = t("report.chart_fleet_money", lang)
         colors = {"cost": "#0072B2", "unused_cost": "#999999", "idle_cost": "#D55E00", "starved_savings": "#E69F00"}
         items = [(t(f"report.money_{k}", lang), v, colors[k], f.money(v)) for k, v in fm]
-        figs.append(_fig(title, svg.hbars(title, items, money, width=470)))
+        figs.append(_fig(title, both.hbars(title, items, money, width=470)))
     level, idle = audit_money(d)
     if idle:
         title = t(f"report.chart_idle_money_{level}", lang)
-        figs.append(_fig(title, svg.hbars(title, [(name, v, "#D55E00", f.money(v)) for name, v in idle[:20]], money,
+        figs.append(_fig(title, both.hbars(title, [(name, v, "#D55E00", f.money(v)) for name, v in idle[:20]], money,
                                           width=470)))
     return {"data": d, "fleet": fleet, "figs": figs, "f": f, "heat_timeline": heat["timeline"], "scenario_name": ""}
 
@@ -361,11 +409,29 @@ def _cls(name: str, lang: str) -> str:
     return t(key, lang) if key in catalog(lang) else name
 
 
+# --- commit ------------------------------------------------------------------------------------
+
+
+def _commit_context(view: dict[str, Any], lang: str) -> dict[str, Any]:
+    from gpuplan.render.commit import _runs, _strategy_rows, explain_lines, fan_svg, price_band_svgs, timeline_svg
+
+    f = Fmt(lang, view["doc"]["currency"])
+    bands = zip(price_band_svgs(view, lang), price_band_svgs(view, lang, NARROW), strict=True)
+    return {"view": view, "f": f, "runs": _runs(view), "strategies": _strategy_rows(view, lang),
+            "timeline": _pair(timeline_svg(view, lang), timeline_svg(view, lang, NARROW)),
+            "fan": _pair(fan_svg(view, lang), fan_svg(view, lang, NARROW)),
+            "bands": [_pair(w, n) for w, n in bands], "explain": explain_lines(view, lang),
+            "scenario_name": view.get("scenario") or ""}
+
+
 # --- entry points ------------------------------------------------------------------------------
 
 
-def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = False) -> str:
-    """The report as one HTML string; `fragment` gives only the `<main>` part (for the web page)."""
+def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = False,
+                  embedded: bool = False) -> str:
+    """The report as one HTML string; `fragment` gives only the `<main>` part (for the web page);
+    `embedded` gives it as a `<section id=KIND>` of the decision pack (`render.pack`), which implies
+    `fragment`."""
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}; expected one of {', '.join(KINDS)}")
     if lang not in LOCALES:
@@ -378,6 +444,8 @@ def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = 
         ctx = _plan_context(result, lang)
     elif kind == "simulate":
         ctx = _simulate_context(result, lang)
+    elif kind == "commit":
+        ctx = _commit_context(result, lang)
     else:
         ctx = _audit_context(result, lang)
     env = _env()
@@ -389,14 +457,15 @@ def render_report(kind: str, result: Any, lang: str = "en", *, fragment: bool = 
         return _cls(name, lang)
 
     html = env.get_template(f"{kind}.html.j2").render(
-        kind=kind, lang=lang, t=tr, cls=cls, fragment=fragment, version=_version(), **ctx
+        kind=kind, lang=lang, t=tr, cls=cls, fragment=fragment or embedded, embedded=embedded,
+        version=_version(), **ctx
     )
     return html
 
 
 def write_report(kind: str, result: Any, path: str | Path, lang: str = "en") -> None:
     """Write the self-contained report of `kind` (compare: an api.CompareResult; plan, simulate,
-    audit: the dict their `-o json` prints) to `path`."""
+    audit: the dict their `-o json` prints; commit: the CommitReport's `view`) to `path`."""
     from gpuplan.errors import GpuplanError
 
     html = render_report(kind, result, lang)

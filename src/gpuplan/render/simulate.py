@@ -22,6 +22,9 @@ def _rows(
     results: list[dict[str, Any]], priced: bool, compact: bool = False
 ) -> tuple[list[str], list[list[str]]]:
     keys = ["col_reserved", "col_burst_jobs", "col_gpuh_reserved", "col_gpuh_burst", "col_util", "col_wait"]
+    spot = any(r.get("preemptions") is not None for r in results)
+    if spot:  # the spot tier (`--spot`): its GPU-hours, and the reclaims with the GPU-hours they lost
+        keys[4:4] = ["col_gpuh_spot", "col_reclaims"]
     if priced:
         keys += ["col_cost", "col_cost_month"]
     if compact:  # a terminal of 80 columns: p95 wait and the monthly cost only
@@ -38,6 +41,8 @@ def _rows(
             f"{r['burst_jobs']:,}",
             f"{r['gpu_hours']['reserved']:,.0f}",
             f"{r['gpu_hours']['burst']:,.0f}",
+            *([f"{r['gpu_hours'].get('spot') or 0.0:,.0f}",
+               f"{r.get('preemptions') or 0:,} / {r.get('lost_gpu_hours') or 0.0:,.1f}"] if spot else []),
             f"{r['reserved_utilization']:.1%}",
             f"{w['p95']:,.2f}" if compact else f"{w['mean']:,.2f} / {w['p95']:,.2f} / {w['max']:,.2f}",
         ]
@@ -94,6 +99,23 @@ def _lines(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> li
         )
         lines.append(t("cost_rule", days=f"{prices['days_per_month']:g}"))
     return lines
+
+
+def spot_lines(doc: dict[str, Any] | list[dict[str, Any]], lang: str) -> list[str]:
+    """The spot tier's settings in words (`--spot`), or nothing."""
+    sp = doc.get("spot") if isinstance(doc, dict) else None
+    if not sp:
+        return []
+    from gpuplan.inputs.units import format_duration
+
+    t = translator(lang)
+    ckpt = sp.get("checkpoint_hours")
+    fallback = (t("fallback_requeue", runs=sp["max_spot_runs"]) if sp["fallback"] == "requeue"
+                else t("fallback_on_demand"))
+    return [t("spot_line", gpus=sp["gpus"], offer=sp["offer"], price=f"{sp['price_per_gpu_hour']:.4g}",
+              rate=f"{sp['rate_per_node_hour']:.4g}", seed=sp["seed"],
+              checkpoint=t("checkpoint_none") if ckpt is None else format_duration(ckpt),
+              restart=format_duration(sp["restart_hours"]) if sp["restart_hours"] else "0", fallback=fallback)]
 
 
 def _has(lang: str, reason: str) -> bool:
@@ -180,14 +202,14 @@ def render_table(
     mark = str(rec["reserved_gpus"]) if rec else None
     rows = [[row[0] + ("*" if row[0] == mark else " ")] + row[1:] for row in rows] if mark else rows
     if width < 72:
-        drop = {"col_gpuh_reserved", "col_gpuh_burst"}
+        drop = {"col_gpuh_reserved", "col_gpuh_burst", "col_gpuh_spot"}
         idx = [i for i, k in enumerate(keys) if k not in drop]
         keys = [keys[i] for i in idx]
         rows = [[row[i] for i in idx] for row in rows]
     table = Table(title=t("title"), title_justify="left")
     headers = [t(k, currency=currency) if "{currency}" in _t(f"simulate.{k}", lang) else t(k) for k in keys]
     add_columns(table, headers, rows, [True] * len(keys), width)
-    items: list[Any] = [Text(line) for line in _lines(meta, results, lang)] + [table]
+    items: list[Any] = [Text(line) for line in _lines(meta, results, lang) + spot_lines(d, lang)] + [table]
     recs = recommendation_lines(d, lang)
     items += [Text(("* " if i == 0 and rec else "") + line) for i, line in enumerate(recs)]
     return items
@@ -203,7 +225,7 @@ def render_markdown(meta: dict[str, Any], doc: dict[str, Any] | list[dict[str, A
     mark = str(rec["reserved_gpus"]) if rec else None
     rows = [[f"**{row[0]}**" if row[0] == mark else row[0]] + row[1:] for row in rows]
     out = [f"## {t('title')}", ""]
-    out += [f"- {line}" for line in _lines(meta, results, lang)]
+    out += [f"- {line}" for line in _lines(meta, results, lang) + spot_lines(d, lang)]
     out.append("")
     out.append("| " + " | ".join(t(k, currency=currency) if "cost" in k else t(k) for k in keys) + " |")
     out.append("|" + "---:|" * len(keys))

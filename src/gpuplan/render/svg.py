@@ -8,7 +8,7 @@ are prepared by `gpuplan.render.report_data`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -36,6 +36,25 @@ def text_width(s: str, size: float = 12.0) -> float:
     return sum(size if ord(ch) > 0x2E80 else size * 0.6 for ch in s)
 
 
+def fit(s: str, px: float, size: float = 12.0) -> str:
+    """`s` cut to about `px` wide at font `size`, ending in an ellipsis when cut (the full text goes in a
+    `<title>` beside it): labels never run into their neighbours."""
+    if text_width(s, size) <= px:
+        return s
+    out = ""
+    for ch in s:
+        if text_width(out + ch + "…", size) > px:
+            break
+        out += ch
+    return out + "…"
+
+
+def _left(y_labels: Iterable[str]) -> int:
+    """The left margin: the widest y tick label right-aligned 6 px from the axis, clear of the rotated
+    axis title (centred at x = 14, about 16 px tall); at least 78 px."""
+    return max(78, 30 + int(max((text_width(s) for s in y_labels), default=0.0)) + 6)
+
+
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     """About `n` round tick values covering [lo, hi] (1, 2, 2.5, 5 x 10^k steps)."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -44,7 +63,9 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
         lo, hi = hi, lo
     if hi - lo < 1e-12:
         pad = abs(hi) * 0.1 or 1.0
-        lo, hi = lo - pad, hi + pad
+        # all values equal: widen around them, but never below 0 when they are >= 0 (a wait of 0 h
+        # on every point draws 0..1, not -1..1)
+        lo, hi = (max(0.0, lo - pad) if lo >= 0 else lo - pad), hi + pad
     raw = (hi - lo) / max(1, n)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
@@ -169,13 +190,13 @@ def line_chart(c: Chart) -> str:
         return ""
     legend = [(ln.label, ln.color, "dash" if ln.dash else "line") for ln in c.lines if ln.label]
     legend += [(b.label, b.color, "box") for b in c.bands if b.label]
-    left, right, top = 78, 18, 14
+    xt = list(c.x_ticks) if c.x_ticks else nice_ticks(min(xs), max(xs))
+    yt = nice_ticks(min(0.0, min(ys)) if c.y_zero else min(ys), max(ys))
+    left, right, top = _left(c.y_fmt(v) for v in yt), 18, 14
     inner_w = c.width - left - right
     rows = _legend_rows(legend, inner_w)
     bottom = 44 + 18 * rows
     inner_h = c.height - top - bottom
-    xt = list(c.x_ticks) if c.x_ticks else nice_ticks(min(xs), max(xs))
-    yt = nice_ticks(min(0.0, min(ys)) if c.y_zero else min(ys), max(ys))
     x0, x1 = xt[0], xt[-1]
     y0, y1 = yt[0], yt[-1]
 
@@ -193,14 +214,20 @@ def line_chart(c: Chart) -> str:
         out.append(
             f'<text x="{left - 6}" y="{_n(sy(v) + 4)}" text-anchor="end" fill="#555">{_e(c.y_fmt(v))}</text>'
         )
+    last_right = -math.inf
     for v in xt:
         out.append(
             f'<line x1="{_n(sx(v))}" y1="{top + inner_h}" x2="{_n(sx(v))}" y2="{top + inner_h + 4}" '
             'stroke="#888"/>'
         )
+        label = c.x_fmt(v)
+        half = text_width(label) / 2
+        if sx(v) - half < last_right + 4:  # would touch the previous label: the tick stays, its label goes
+            continue
+        last_right = sx(v) + half
         out.append(
             f'<text x="{_n(sx(v))}" y="{top + inner_h + 17}" text-anchor="middle" fill="#555">'
-            f"{_e(c.x_fmt(v))}</text>"
+            f"{_e(label)}</text>"
         )
     out.append(
         f'<line x1="{left}" y1="{top + inner_h}" x2="{left + inner_w}" y2="{top + inner_h}" stroke="#888"/>'
@@ -239,17 +266,21 @@ def line_chart(c: Chart) -> str:
                         f'<text x="{_n(sx(x) + 5)}" y="{_n(sy(y) - 6)}" fill="#333" font-size="10">'
                         f"{_e(ln.point_labels[i])}</text>"
                     )
-    placed: list[float] = []
+    placed: list[tuple[int, float, float]] = []  # (row, left, right) of each marker label
     for m in c.vmarkers:
         x = sx(m.x)
-        row = sum(1 for px in placed if abs(px - x) < 150)
-        placed.append(x)
+        anchor = "end" if x > left + inner_w * 0.7 else "start"
+        span = text_width(m.label) * 1.1 + 4  # bold: about a tenth wider
+        lo, hi = (x - span, x) if anchor == "end" else (x, x + span)
+        row = 0  # the first row where the label touches no label placed before it
+        while any(r == row and lo < b and a < hi for r, a, b in placed):
+            row += 1
+        placed.append((row, lo, hi))
         dash = ' stroke-dasharray="4 3"' if m.dash else ""
         out.append(
             f'<line class="marker" x1="{_n(x)}" y1="{top}" x2="{_n(x)}" y2="{top + inner_h}" '
             f'stroke="{m.color}" stroke-width="1.5"{dash}/>'
         )
-        anchor = "end" if x > left + inner_w * 0.7 else "start"
         dx = -4 if anchor == "end" else 4
         out.append(
             f'<text class="marker-label" x="{_n(x + dx)}" y="{top + 12 + 15 * row}" text-anchor="{anchor}" '
@@ -294,12 +325,12 @@ def stacked_bars(
         return ""
     sums = [sum(max(0.0, s.values[i]) for s in stacks) for i in range(len(categories))]
     legend = [(s.label, s.color, "hatch" if s.pattern else "solid") for s in stacks]
-    left, right, top = 78, 18, 22
+    yt = nice_ticks(0.0, max(sums) or 1.0)
+    left, right, top = _left(y_fmt(v) for v in yt), 18, 22
     inner_w = width - left - right
     rows = _legend_rows(legend, inner_w)
     bottom = 34 + 18 * rows
     inner_h = height - top - bottom
-    yt = nice_ticks(0.0, max(sums) or 1.0)
     y1 = yt[-1] or 1.0
 
     def sy(y: float) -> float:
@@ -343,9 +374,11 @@ def stacked_bars(
                 f'<text x="{_n(x + bw / 2)}" y="{_n(sy(base) - 5)}" text-anchor="middle" fill="#222" '
                 f'font-weight="600">{_e(totals[i])}</text>'
             )
+        shown = fit(cat, slot - 6)
+        tip = f"<title>{_e(cat)}</title>" if shown != cat else ""
         out.append(
             f'<text x="{_n(x + bw / 2)}" y="{top + inner_h + 16}" text-anchor="middle" fill="#333">'
-            f"{_e(cat)}</text>"
+            f"{tip}{_e(shown)}</text>"
         )
     out.append(
         f'<line x1="{left}" y1="{top + inner_h}" x2="{left + inner_w}" y2="{top + inner_h}" stroke="#888"/>'
@@ -360,8 +393,10 @@ def hbars(title: str, items: Sequence[tuple[str, float, str, str]], x_label: str
     if not items:
         return ""
     row = 30
-    left = max(90, min(300, 14 + int(max(text_width(lab) for lab, *_ in items))))
-    top, right = 8, 120
+    right = min(120, int(width * 0.3))  # the value text after the bar
+    widest = 14 + int(max(text_width(lab) for lab, *_ in items))
+    left = max(min(90, int(width * 0.3)), min(300, width - right - 90, widest))  # >= 90 px left for the bars
+    top = 8
     height = top + row * len(items) + 30
     inner_w = width - left - right
     vmax = max(v for _, v, _, _ in items) or 1.0
@@ -369,7 +404,9 @@ def hbars(title: str, items: Sequence[tuple[str, float, str, str]], x_label: str
     for i, (label, v, color, text) in enumerate(items):
         y = top + i * row
         w = max(1.0, v / vmax * inner_w)
-        out.append(f'<text x="{left - 8}" y="{y + 19}" text-anchor="end" fill="#333">{_e(label)}</text>')
+        shown = fit(label, left - 12)
+        tip = f"<title>{_e(label)}</title>" if shown != label else ""
+        out.append(f'<text x="{left - 8}" y="{y + 19}" text-anchor="end" fill="#333">{tip}{_e(shown)}</text>')
         out.append(
             f'<rect x="{left}" y="{y + 5}" width="{_n(w)}" height="{row - 10}" fill="{color}" rx="2"/>'
         )
@@ -412,7 +449,7 @@ def heatmap(
     if not rows or not cells:
         return ""
     ncol = max(len(r) for r in cells) or 1
-    left = max(80, min(260, 14 + int(max(text_width(r) for r in rows))))
+    left = max(min(80, int(width * 0.3)), min(260, int(width * 0.35), 14 + int(max(text_width(r) for r in rows))))
     top, right = 8, 12
     ch = 16 if len(rows) <= 32 else max(4, 512 // len(rows))
     inner_w = width - left - right

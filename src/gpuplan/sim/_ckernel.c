@@ -66,9 +66,130 @@ static int64_t leftmost_ge(const int64_t *tree, int64_t size, int64_t bound) {
     return p - size;
 }
 
-/* Returns 0, or -1 when out of memory. */
+/* ---------------------------------------------------------------- the spot tier (gpuplan/sim/spot.py)
+ *
+ * Where a job would burst it goes to spot when it fits the free spot units, else on demand. Spot runs
+ * end or are reclaimed at events kept in a heap ordered by (time, job), as the reference's heapq. */
+typedef struct {
+    int64_t free;          /* spot units free */
+    const double *delay;   /* n x attempts: running seconds before the k-th spot run is reclaimed */
+    int64_t attempts;
+    double checkpoint_s, restart_s, slowdown, od_slowdown;
+    int requeue;
+    /* per job, written for the caller */
+    unsigned char *tier;   /* 0 reserved, 1 finished on spot, 2 on demand */
+    double *spot_s, *rem, *end;
+    int64_t *reclaims;
+    /* per job, work */
+    int64_t *tries;
+    double *runx, *runpre;
+    /* the events */
+    double *ht;
+    int64_t *hj, hn;
+} spot_t;
+
+static int ev_less(const spot_t *S, int64_t a, int64_t b) { /* heap slots a < b by (time, job) */
+    return S->ht[a] < S->ht[b] || (S->ht[a] == S->ht[b] && S->hj[a] < S->hj[b]);
+}
+
+static void ev_swap(spot_t *S, int64_t a, int64_t b) {
+    double t = S->ht[a];
+    int64_t j = S->hj[a];
+    S->ht[a] = S->ht[b];
+    S->hj[a] = S->hj[b];
+    S->ht[b] = t;
+    S->hj[b] = j;
+}
+
+static void ev_push(spot_t *S, double t, int64_t j) {
+    int64_t p = S->hn++;
+    S->ht[p] = t;
+    S->hj[p] = j;
+    while (p > 0) {
+        int64_t par = (p - 1) >> 1;
+        if (!ev_less(S, p, par)) break;
+        ev_swap(S, p, par);
+        p = par;
+    }
+}
+
+static void ev_pop(spot_t *S, double *t, int64_t *j) {
+    *t = S->ht[0];
+    *j = S->hj[0];
+    S->hn--;
+    if (S->hn > 0) {
+        S->ht[0] = S->ht[S->hn];
+        S->hj[0] = S->hj[S->hn];
+        int64_t p = 0;
+        for (;;) {
+            int64_t c = 2 * p + 1;
+            if (c >= S->hn) break;
+            if (c + 1 < S->hn && ev_less(S, c + 1, c)) c++;
+            if (!ev_less(S, c, p)) break;
+            ev_swap(S, c, p);
+            p = c;
+        }
+    }
+}
+
+static void spot_on_demand(spot_t *S, int64_t j, double t, double prefix) {
+    S->tier[j] = 2;
+    S->end[j] = t + (prefix + S->rem[j] * S->od_slowdown);
+}
+
+static void spot_attempt(spot_t *S, const int64_t *u, int64_t j, double t, double prefix) {
+    if (S->tries[j] >= S->attempts || u[j] > S->free) {
+        spot_on_demand(S, j, t, prefix);
+        return;
+    }
+    double x = S->delay[j * S->attempts + S->tries[j]];
+    S->tries[j]++;
+    S->free -= u[j];
+    double length = prefix + S->rem[j] * S->slowdown;
+    S->runpre[j] = prefix;
+    if (x < length) {
+        S->runx[j] = x;
+        S->spot_s[j] += x;
+        ev_push(S, t + x, j);
+    } else {
+        S->runx[j] = INFINITY;
+        S->spot_s[j] += length;
+        ev_push(S, t + length, j);
+    }
+}
+
+static void spot_event(spot_t *S, const int64_t *u, double t, int64_t j) {
+    S->free += u[j];
+    double x = S->runx[j];
+    if (x == INFINITY) {
+        S->tier[j] = 1;
+        S->rem[j] = 0.0;
+        S->end[j] = t;
+        return;
+    }
+    S->reclaims[j]++;
+    double progress = x - S->runpre[j];
+    if (progress > 0 && S->checkpoint_s < INFINITY) {
+        double kept = floor(progress / S->checkpoint_s) * S->checkpoint_s;
+        S->rem[j] -= kept / S->slowdown;
+        if (S->rem[j] < 0) S->rem[j] = 0.0;
+    }
+    if (S->requeue)
+        spot_attempt(S, u, j, t, S->restart_s);
+    else
+        spot_on_demand(S, j, t, S->restart_s);
+}
+
+/* A job leaves the reserved pool's queue (or never joins it) at t: on demand, or spot first. */
+static void to_elastic(spot_t *S, const int64_t *u, int64_t j, double t, double *start, unsigned char *burst) {
+    start[j] = t;
+    burst[j] = 1;
+    if (S) spot_attempt(S, u, j, t, 0.0);
+}
+
+/* Returns 0, or -1 when out of memory. `S`: the spot tier, or NULL. */
 static int run(const double *s, const double *d, const int64_t *u, int64_t n, int64_t nodes, int64_t node_cap,
-               double wait_s, int best_effort, double *start, unsigned char *burst) {
+               double wait_s, int best_effort, double *start, unsigned char *burst, spot_t *S) {
     int rc = -1;
     int64_t size = 1, nsize = 1, total_need = 0;
     int64_t *need = NULL, *tree_a = NULL, *tree_b = NULL, *node_tree = NULL, *freev = NULL, *node_of = NULL;
@@ -79,7 +200,9 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
     need = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
     if (!need) goto done;
     for (int64_t j = 0; j < n; j++) {
-        if (u[j] > node_cap) {
+        if (nodes == 0) { /* no reserved pool (a spot tier only): every job leaves on arrival */
+            need[j] = 1;
+        } else if (u[j] > node_cap) {
             need[j] = (u[j] + node_cap - 1) / node_cap;
             if (need[j] <= nodes) total_need += need[j];
         }
@@ -115,7 +238,15 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         if (i < n) t = s[i];
         if (hn > 0 && heap_t[0] < t) t = heap_t[0];
         if (finite_wait && h < i && s[h] + wait_s < t) t = s[h] + wait_s;
+        if (S && S->hn > 0 && S->ht[0] < t) t = S->ht[0];
         if (t == INFINITY) break;
+        /* 0. the spot tier's ends and reclaims */
+        while (S && S->hn > 0 && S->ht[0] <= t) {
+            double te;
+            int64_t j;
+            ev_pop(S, &te, &j);
+            spot_event(S, u, te, j);
+        }
         /* 1. completions */
         while (hn > 0 && heap_t[0] <= t) {
             int64_t j = heap_j[0];
@@ -156,8 +287,7 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         /* 2. arrivals */
         while (i < n && s[i] <= t) {
             if (need[i] > nodes) {
-                start[i] = t;
-                burst[i] = 1;
+                to_elastic(S, u, i, t, start, burst);
             } else {
                 queued[i] = 1;
                 if (best_effort) {
@@ -184,8 +314,7 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                         else
                             set_min(tree_b, size, h, BIG);
                     }
-                    start[h] = t;
-                    burst[h] = 1;
+                    to_elastic(S, u, h, t, start, burst);
                     any_burst = 1;
                 }
                 if (!any_burst) break; /* the second start pass would find nothing new */
@@ -283,32 +412,86 @@ static int check(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *na
 }
 
 PyDoc_STRVAR(replay_doc,
-             "replay(submit, duration, units, nodes, node_cap, wait_s, best_effort, start, burst)\n\n"
+             "replay(submit, duration, units, nodes, node_cap, wait_s, best_effort, start, burst, spot=None)\n\n"
              "Replay sorted jobs (float64 submit and duration seconds, int64 units) through `nodes` nodes of\n"
-             "`node_cap` units; writes each job's start (float64) and burst flag (bool) in place.");
+             "`node_cap` units; writes each job's start (float64) and burst flag (bool) in place.\n"
+             "`spot`: the spot tier (gpuplan/sim/spot.py), a tuple (spot_units, delay float64[n x attempts],\n"
+             "attempts, checkpoint_s, restart_s, slowdown, od_slowdown, requeue, tier uint8[n] out,\n"
+             "spot_s float64[n] out, left_s float64[n] in/out (the durations on entry), end float64[n] out,\n"
+             "reclaims int64[n] out). nodes may be 0 with a spot tier (no reserved pool).");
 
 static PyObject *py_replay(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer bs, bd, bu, bstart, bburst;
     long long nodes, node_cap;
     double wait_s;
     int best_effort;
-    if (!PyArg_ParseTuple(args, "y*y*y*LLdpw*w*", &bs, &bd, &bu, &nodes, &node_cap, &wait_s, &best_effort,
-                          &bstart, &bburst))
+    PyObject *spot_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*LLdpw*w*|O", &bs, &bd, &bu, &nodes, &node_cap, &wait_s, &best_effort,
+                          &bstart, &bburst, &spot_obj))
         return NULL;
     PyObject *out = NULL;
+    spot_t S, *Sp = NULL;
+    memset(&S, 0, sizeof(S));
+    Py_buffer bdelay = {0}, btier = {0}, bspot = {0}, bleft = {0}, bend = {0}, brec = {0};
+    int have_spot = 0;
     Py_ssize_t n = bs.len / (Py_ssize_t)sizeof(double);
     if (check(&bs, sizeof(double), n, "submit") || check(&bd, sizeof(double), n, "duration") ||
         check(&bu, sizeof(int64_t), n, "units") || check(&bstart, sizeof(double), n, "start") ||
         check(&bburst, 1, n, "burst"))
         goto done;
-    if (nodes < 1 || node_cap < 1) {
-        PyErr_SetString(PyExc_ValueError, "nodes and node_cap must be >= 1");
+    if (spot_obj != Py_None) {
+        long long spot_units, attempts;
+        if (!PyTuple_Check(spot_obj)) {
+            PyErr_SetString(PyExc_TypeError, "spot: a tuple");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(spot_obj, "Ly*Lddddpw*w*w*w*w*", &spot_units, &bdelay, &attempts, &S.checkpoint_s,
+                              &S.restart_s, &S.slowdown, &S.od_slowdown, &S.requeue, &btier, &bspot, &bleft, &bend,
+                              &brec))
+            goto done;
+        have_spot = 1;
+        if (attempts < 1 || spot_units < 0 || !(S.slowdown > 0) || !(S.checkpoint_s > 0)) {
+            PyErr_SetString(PyExc_ValueError, "spot: attempts >= 1, units >= 0, slowdown and checkpoint > 0");
+            goto done;
+        }
+        if (check(&bdelay, sizeof(double), n * (Py_ssize_t)attempts, "delay") || check(&btier, 1, n, "tier") ||
+            check(&bspot, sizeof(double), n, "spot_s") || check(&bleft, sizeof(double), n, "left_s") ||
+            check(&bend, sizeof(double), n, "end") || check(&brec, sizeof(int64_t), n, "reclaims"))
+            goto done;
+        S.free = spot_units;
+        S.attempts = attempts;
+        S.delay = (const double *)bdelay.buf;
+        S.tier = (unsigned char *)btier.buf;
+        S.spot_s = (double *)bspot.buf;
+        S.rem = (double *)bleft.buf;
+        S.end = (double *)bend.buf;
+        S.reclaims = (int64_t *)brec.buf;
+        size_t m = (size_t)(n > 0 ? n : 1);
+        S.tries = calloc(m, sizeof(int64_t));
+        S.runx = calloc(m, sizeof(double));
+        S.runpre = calloc(m, sizeof(double));
+        S.ht = malloc(m * sizeof(double));
+        S.hj = malloc(m * sizeof(int64_t));
+        if (!S.tries || !S.runx || !S.runpre || !S.ht || !S.hj) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < n; j++) {
+            S.tier[j] = 0;
+            S.spot_s[j] = 0.0;
+            S.end[j] = NAN;
+            S.reclaims[j] = 0;
+        }
+        Sp = &S;
+    }
+    if (nodes < (Sp ? 0 : 1) || node_cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "nodes (>= 1 without a spot tier) and node_cap must be >= 1");
         goto done;
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = run((const double *)bs.buf, (const double *)bd.buf, (const int64_t *)bu.buf, (int64_t)n, (int64_t)nodes,
-             (int64_t)node_cap, wait_s, best_effort, (double *)bstart.buf, (unsigned char *)bburst.buf);
+             (int64_t)node_cap, wait_s, best_effort, (double *)bstart.buf, (unsigned char *)bburst.buf, Sp);
     Py_END_ALLOW_THREADS
     if (rc != 0) {
         PyErr_NoMemory();
@@ -316,6 +499,19 @@ static PyObject *py_replay(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     out = Py_NewRef(Py_None);
 done:
+    free(S.tries);
+    free(S.runx);
+    free(S.runpre);
+    free(S.ht);
+    free(S.hj);
+    if (have_spot) {
+        PyBuffer_Release(&bdelay);
+        PyBuffer_Release(&btier);
+        PyBuffer_Release(&bspot);
+        PyBuffer_Release(&bleft);
+        PyBuffer_Release(&bend);
+        PyBuffer_Release(&brec);
+    }
     PyBuffer_Release(&bs);
     PyBuffer_Release(&bd);
     PyBuffer_Release(&bu);

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuplan.engines.pricing import PoolPricing
-    from gpuplan.models.tariff import PricePoint
+    from gpuplan.models.tariff import PricePoint, Tariff
 
 # The tariff is imported where a price is computed: an unpriced replay (no --scenario) runs without it.
 
@@ -52,6 +52,35 @@ def price_replay(
         "per_month_low": per_month(low.total, span_hours, dpm),
         "per_month_high": per_month(high.total, span_hours, dpm),
     }
+
+
+def price_spot(cost: dict[str, Any], prices: PoolPricing, spot: Tariff, span_hours: float, spot_gpu_hours: float,
+               lost_spot_gpu_hours: float, lost_on_demand_gpu_hours: float) -> dict[str, Any]:
+    """The `cost` object with a spot tier (issue 26): spot GPU-hours (lost work included) at the spot
+    offer's price + ops, added to the total; `lost` is the money of the lost GPU-hours (already in
+    `spot` and `burst`: the spot ones at the spot price, the restarts on demand at the container's).
+
+        spot  = spot GPU-hours x (spot price + ops per GPU-hour)
+        lost  = lost spot GPU-hours x (spot price + ops) + on-demand restarts x (container price + ops)
+        total = lease + ops + burst + spot
+    """
+    from gpuplan.models.tariff import per_month
+
+    dpm = prices.days_per_month
+    out = dict(cost)
+    mid, low, high = (float(spot.container_cost(spot_gpu_hours, p)) for p in ("mid", "low", "high"))
+    lost = float(spot.container_cost(lost_spot_gpu_hours))
+    if prices.container is not None and lost_on_demand_gpu_hours > 0:
+        lost += float(prices.container.container_cost(lost_on_demand_gpu_hours))
+    out["offer_spot"] = spot.offer
+    out["spot"] = mid
+    out["lost"] = lost
+    out["total"] = cost["total"] + mid
+    out["total_low"] = cost["total_low"] + low
+    out["total_high"] = cost["total_high"] + high
+    for key, total in (("per_month", "total"), ("per_month_low", "total_low"), ("per_month_high", "total_high")):
+        out[key] = per_month(out[total], span_hours, dpm)
+    return out
 
 
 # --- the waiting budget and the recommendation ------------------------------------------------------

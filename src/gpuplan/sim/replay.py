@@ -59,10 +59,12 @@ from gpuplan.inputs.demand import calendar_span_hours
 from gpuplan.sim.cost import price_replay, run_object
 from gpuplan.sim.pool import UNITS_PER_GPU, check_level, layout
 from gpuplan.sim.pool import parse_reserved as parse_reserved  # where callers found it before
+from gpuplan.sim.spot import SpotParams, SpotPool, spot_pool
 from gpuplan.sim.traces import Trace
 
 if TYPE_CHECKING:
     from gpuplan.engines.pricing import PoolPricing
+    from gpuplan.models.tariff import Tariff
 
 @dataclass(frozen=True)
 class Jobs:
@@ -95,10 +97,23 @@ class Jobs:
 
 @dataclass(frozen=True)
 class ReplayResult:
-    """Per job (in replay order): start or burst time, and whether it burst."""
+    """Per job (in replay order): start or burst time, and whether it burst. With a spot tier
+    (`sim.spot`), also where it finished, its spot seconds, work left for on demand, end and reclaims."""
 
     start: np.ndarray  # float64 s
     burst: np.ndarray  # bool
+    spot: SpotRuns | None = None
+
+
+@dataclass(frozen=True)
+class SpotRuns:
+    """The spot tier's per-job results (`sim.spot`'s docstring)."""
+
+    tier: np.ndarray  # uint8: 0 reserved, 1 finished on spot, 2 finished on demand
+    spot_s: np.ndarray  # float64 running seconds on spot, all runs
+    left_s: np.ndarray  # float64 work seconds left when it went on demand (the duration on the reserved pool)
+    end: np.ndarray  # float64 s: the end of a job that left the reserved pool (NaN for tier 0)
+    reclaims: np.ndarray  # int64
 
 
 # ---------------------------------------------------------------- the plain reference
@@ -111,8 +126,10 @@ def replay_reference(
     queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
+    spot: SpotPool | None = None,
 ) -> ReplayResult:
-    """The semantics of the module docstring, literally: heapq for completions, a list for the queue."""
+    """The semantics of the module docstring, literally: heapq for completions, a list for the queue;
+    with `spot`, the spot tier of `sim.spot` where a job would burst."""
     check_level(reserved, queueing, packing, gpus_per_node)
     s = jobs.submit.tolist()
     d = jobs.duration.tolist()
@@ -129,6 +146,7 @@ def replay_reference(
     placed: dict[int, list[int]] = {}
     running: list[tuple[float, int]] = []
     queue: list[int] = []
+    elastic, spot_events, runs = _spot_reference(spot, d, u, start, burst)
 
     def need_nodes(j: int) -> int:
         return 0 if u[j] <= node_cap else -(-u[j] // node_cap)
@@ -193,7 +211,7 @@ def replay_reference(
             queue = rest
 
     i = 0
-    while i < n or queue or running:
+    while i < n or queue or running or spot_events:
         t = math.inf
         if i < n:
             t = s[i]
@@ -201,27 +219,112 @@ def replay_reference(
             t = running[0][0]
         if queue and s[queue[0]] + wait_s < t:  # the head has the earliest deadline (FIFO by submit)
             t = s[queue[0]] + wait_s
+        if spot_events and spot_events[0][0] < t:
+            t = spot_events[0][0]
         if t == math.inf:
             break
+        while spot_events and spot_events[0][0] <= t:
+            runs.event(*heapq.heappop(spot_events))
         while running and running[0][0] <= t:
             release(heapq.heappop(running)[1])
         while i < n and s[i] <= t:
             if fits_ever(i):
                 queue.append(i)
             else:
-                start[i] = t
-                burst[i] = True
+                elastic(i, t)
             i += 1
         start_pass(t)
         k = 0
         while k < len(queue) and s[queue[k]] + wait_s <= t:
-            start[queue[k]] = t
-            burst[queue[k]] = True
+            elastic(queue[k], t)
             k += 1
         if k:
             del queue[:k]
             start_pass(t)
-    return ReplayResult(start=np.array(start, dtype=np.float64), burst=np.array(burst, dtype=bool))
+    return ReplayResult(start=np.array(start, dtype=np.float64), burst=np.array(burst, dtype=bool),
+                        spot=runs.result() if spot is not None else None)
+
+
+class _SpotReference:
+    """`sim.spot`'s tier, literally: a heapq of spot runs' ends and reclaims by (time, job)."""
+
+    def __init__(self, spot: SpotPool, d: list[float], u: list[int]) -> None:
+        self.sp, self.u = spot, u
+        n = len(d)
+        self.delay = spot.delay.reshape(-1).tolist()
+        self.free = spot.gpus * UNITS_PER_GPU
+        self.rem = list(d)
+        self.tries = [0] * n
+        self.tier = [0] * n
+        self.spot_s = [0.0] * n
+        self.end = [math.nan] * n
+        self.reclaims = [0] * n
+        self.runx = [0.0] * n  # the running run's reclaim delay (inf: it finishes)
+        self.runpre = [0.0] * n
+        self.events: list[tuple[float, int]] = []
+
+    def on_demand(self, j: int, t: float, prefix: float) -> None:
+        self.tier[j] = 2
+        self.end[j] = t + (prefix + self.rem[j] * self.sp.on_demand_slowdown)
+
+    def attempt(self, j: int, t: float, prefix: float) -> None:
+        sp = self.sp
+        if self.tries[j] >= sp.attempts or self.u[j] > self.free:
+            self.on_demand(j, t, prefix)
+            return
+        x = self.delay[j * sp.attempts + self.tries[j]]
+        self.tries[j] += 1
+        self.free -= self.u[j]
+        length = prefix + self.rem[j] * sp.slowdown
+        self.runpre[j] = prefix
+        if x < length:
+            self.runx[j] = x
+            self.spot_s[j] += x
+            heapq.heappush(self.events, (t + x, j))
+        else:
+            self.runx[j] = math.inf
+            self.spot_s[j] += length
+            heapq.heappush(self.events, (t + length, j))
+
+    def event(self, t: float, j: int) -> None:
+        sp = self.sp
+        self.free += self.u[j]
+        x = self.runx[j]
+        if x == math.inf:
+            self.tier[j] = 1
+            self.rem[j] = 0.0
+            self.end[j] = t
+            return
+        self.reclaims[j] += 1
+        progress = x - self.runpre[j]
+        if progress > 0 and sp.checkpoint_s < math.inf:
+            kept = float(math.floor(progress / sp.checkpoint_s)) * sp.checkpoint_s
+            self.rem[j] -= kept / sp.slowdown
+            if self.rem[j] < 0:
+                self.rem[j] = 0.0
+        if sp.requeue:
+            self.attempt(j, t, sp.restart_s)
+        else:
+            self.on_demand(j, t, sp.restart_s)
+
+    def result(self) -> SpotRuns:
+        return SpotRuns(tier=np.array(self.tier, dtype=np.uint8), spot_s=np.array(self.spot_s, dtype=np.float64),
+                        left_s=np.array(self.rem, dtype=np.float64), end=np.array(self.end, dtype=np.float64),
+                        reclaims=np.array(self.reclaims, dtype=np.int64))
+
+
+def _spot_reference(spot: SpotPool | None, d: list[float], u: list[int], start: list[float],
+                    burst: list[bool]) -> tuple[Callable[[int, float], None], list[tuple[float, int]], Any]:
+    """(what a burst does: on demand, or the spot tier first; the spot events' heap; the tier)."""
+    runs = _SpotReference(spot, d, u) if spot is not None else None
+
+    def elastic(j: int, t: float) -> None:
+        start[j] = t
+        burst[j] = True
+        if runs is not None:
+            runs.attempt(j, t, 0.0)
+
+    return elastic, runs.events if runs is not None else [], runs
 
 
 # ---------------------------------------------------------------- the compiled replay
@@ -247,12 +350,13 @@ def replay(
     queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
+    spot: SpotPool | None = None,
 ) -> ReplayResult:
     """The same semantics as `replay_reference`, by the C loop (the reference where it was not built)."""
     kernel = _ckernel()
     if kernel is None:
-        return replay_reference(jobs, reserved, wait_s, queueing, packing, gpus_per_node)
-    return run_kernel(kernel, jobs, reserved, wait_s, queueing, packing, gpus_per_node)
+        return replay_reference(jobs, reserved, wait_s, queueing, packing, gpus_per_node, spot)
+    return run_kernel(kernel, jobs, reserved, wait_s, queueing, packing, gpus_per_node, spot)
 
 
 def run_kernel(
@@ -263,18 +367,19 @@ def run_kernel(
     queueing: str = DEFAULT_QUEUEING,
     packing: str = "gpu",
     gpus_per_node: int = 8,
+    spot: SpotPool | None = None,
 ) -> ReplayResult:
     """`replay` with the given compiled loop (`_ckernel.replay`)."""
     check_level(reserved, queueing, packing, gpus_per_node)
     n = len(jobs)
     start = np.empty(n, dtype=np.float64)
     burst = np.zeros(n, dtype=np.bool_)
-    if reserved == 0:
+    if reserved == 0 and spot is None:
         start[:] = jobs.submit
         burst[:] = True
         return ReplayResult(start=start, burst=burst)
-    nodes, node_cap = layout(reserved, packing, gpus_per_node)
-    kernel(
+    nodes, node_cap = layout(reserved, packing, gpus_per_node) if reserved > 0 else (0, 1)
+    args: list[Any] = [
         np.ascontiguousarray(jobs.submit, dtype=np.float64),
         np.ascontiguousarray(jobs.duration, dtype=np.float64),
         np.ascontiguousarray(jobs.units, dtype=np.int64),
@@ -284,8 +389,18 @@ def run_kernel(
         queueing == "best-effort-fifo",
         start,
         burst,
-    )
-    return ReplayResult(start=start, burst=burst)
+    ]
+    runs = None
+    if spot is not None:
+        runs = SpotRuns(tier=np.zeros(n, dtype=np.uint8), spot_s=np.zeros(n, dtype=np.float64),
+                        left_s=np.array(jobs.duration, dtype=np.float64), end=np.full(n, math.nan),
+                        reclaims=np.zeros(n, dtype=np.int64))
+        args.append((spot.gpus * UNITS_PER_GPU, np.ascontiguousarray(spot.delay, dtype=np.float64),
+                     spot.attempts, float(spot.checkpoint_s), float(spot.restart_s), float(spot.slowdown),
+                     float(spot.on_demand_slowdown), bool(spot.requeue), runs.tier, runs.spot_s, runs.left_s,
+                     runs.end, runs.reclaims))
+    kernel(*args)
+    return ReplayResult(start=start, burst=burst, spot=runs)
 
 
 # ---------------------------------------------------------------- results
@@ -298,13 +413,17 @@ def summarize(
     *,
     slowdown: float = 1.0,
     prices: PoolPricing | None = None,
+    spot: SpotPool | None = None,
+    spot_tariff: Tariff | None = None,
 ) -> dict[str, Any]:
     """One object of the `-o json` contract.
 
     GPU-hours: gpus x duration / 3600 per job, summed over reserved jobs, burst jobs (x slowdown) and
     all; waits: start - submit, in hours (mean, p50, p95, max); span: first submit to the last end.
     Written with in-place steps and one temporary array at a time (a few at millions of jobs), each
-    value computed exactly as the plain expression would."""
+    value computed exactly as the plain expression would. With a spot tier: `_summarize_spot`."""
+    if spot is not None and result.spot is not None:
+        return _summarize_spot(jobs, result, reserved, spot, prices, spot_tariff)
     gh = jobs.gpus * jobs.duration
     gh /= 3600.0
     b = result.burst
@@ -331,6 +450,49 @@ def summarize(
                       span_h, None if prices is None else price_replay(prices, reserved, calendar_h, burst_h))
 
 
+def _summarize_spot(jobs: Jobs, result: ReplayResult, reserved: int, spot: SpotPool, prices: PoolPricing | None,
+                    spot_tariff: Tariff | None) -> dict[str, Any]:
+    """`summarize` with a spot tier (`sim.spot`'s formulas): GPU-hours on spot (lost work included), on
+    demand (stretched, restarts after a reclaim included), the reclaims and the GPU-hours they lost."""
+    from gpuplan.sim.cost import price_spot
+
+    runs = result.spot
+    assert runs is not None
+    g = jobs.gpus
+    b = result.burst
+    on_demand = runs.tier == 2
+    restarted = on_demand & (runs.reclaims > 0)
+    reserved_h = float((g * jobs.duration / 3600.0)[~b].sum())
+    spot_h = float(np.sum(g * runs.spot_s) / 3600.0)
+    od_run = runs.left_s * spot.on_demand_slowdown + np.where(restarted, spot.restart_s, 0.0)
+    burst_h = float(np.sum(np.where(on_demand, g * od_run, 0.0)) / 3600.0)
+    lost_spot_h = float(np.sum(g * (runs.spot_s - (jobs.duration - runs.left_s) * spot.slowdown)) / 3600.0)
+    lost_od_h = float(np.sum(np.where(restarted, g * spot.restart_s, 0.0)) / 3600.0)
+    total_h = reserved_h + burst_h + spot_h
+    wait_h = (result.start - jobs.submit) / 3600.0
+    waits = (0.0, 0.0, 0.0, 0.0)
+    if wait_h.size:
+        p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95]))
+        waits = (float(wait_h.mean()), p50, p95, float(wait_h.max()))
+    ends = np.where(runs.tier == 0, result.start + jobs.duration, runs.end)
+    span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
+    calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
+    cost = None
+    if prices is not None:
+        cost = price_replay(prices, reserved, calendar_h, burst_h)
+        if spot_tariff is not None:
+            cost = price_spot(cost, prices, spot_tariff, calendar_h, spot_h, lost_spot_h, lost_od_h)
+    out = run_object(int(reserved), len(jobs), jobs.skipped, int(b.sum()), (total_h, reserved_h, burst_h), waits,
+                     span_h, cost)
+    out["gpu_hours"]["spot"] = spot_h
+    out["spot_gpus"] = int(spot.gpus)
+    out["spot_jobs"] = int(np.count_nonzero(runs.tier == 1))
+    out["on_demand_jobs"] = int(np.count_nonzero(on_demand))
+    out["preemptions"] = int(runs.reclaims.sum())
+    out["lost_gpu_hours"] = lost_spot_h + lost_od_h
+    return out
+
+
 def simulate(
     trace: Trace | Jobs,
     reserved: Sequence[int],
@@ -342,8 +504,13 @@ def simulate(
     prices: PoolPricing | None = None,
     implementation: str = "fast",
     progress: Callable[[int, int], None] | None = None,
+    spot_gpus: int = 0,
+    spot: SpotParams | None = None,
+    spot_tariff: Tariff | None = None,
 ) -> list[dict[str, Any]]:
-    """Replay `trace` once per R in `reserved`; one contract object per R. The trace is sorted once."""
+    """Replay `trace` once per R in `reserved`; one contract object per R. The trace is sorted once.
+    `spot_gpus` S > 0 with `spot`: the spot tier of `sim.spot` (its reclaim delays drawn once, from the
+    seed, so every R sees the same draws); S = 0 replays exactly as without it."""
     jobs = trace if isinstance(trace, Jobs) else Jobs.from_trace(trace)
     for r in reserved:
         check_level(int(r), queueing, packing, gpus_per_node)
@@ -352,10 +519,11 @@ def simulate(
     run = replay if implementation == "fast" else replay_reference
     wait_s = wait_hours * 3600.0
     slowdown = prices.container_slowdown if prices is not None else 1.0
+    pool = spot_pool(spot_gpus, jobs.gpus, spot) if spot is not None and spot_gpus > 0 else None
     out = []
     for k, r in enumerate(reserved):
-        res = run(jobs, int(r), wait_s, queueing, packing, gpus_per_node)
-        out.append(summarize(jobs, res, int(r), slowdown=slowdown, prices=prices))
+        res = run(jobs, int(r), wait_s, queueing, packing, gpus_per_node, pool)
+        out.append(summarize(jobs, res, int(r), slowdown=slowdown, prices=prices, spot=pool, spot_tariff=spot_tariff))
         if progress is not None:
             progress(k + 1, len(reserved))
     return out

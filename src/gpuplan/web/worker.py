@@ -164,21 +164,45 @@ class CommitCall:
         rep = api.commit(scen, paths=self.paths, seed=self.seed, lang=self.lang, catalog=self.catalog, db=self.db)
         if self.report == "none":
             return inputs.unlabel(rep.to_json())
-        from gpuplan.render.commit import commit_html
+        from gpuplan.render.html import render_report
 
-        page = commit_html(inputs.unlabel(rep.view), self.lang)
+        page = render_report("commit", inputs.unlabel(rep.view), self.lang)
         return page if self.report == "page" else commit_fragment(page)
 
 
 def commit_fragment(page: str) -> str:
-    """The `<main>` the web page shows: the body of `render.commit.commit_html`'s page (its tables, the ladder
-    timeline, the fan chart, the reasons), in the report's frame so that the page's report styles apply."""
-    start, end = page.find("<body>"), page.rfind("</body>")
-    body = page[start + len("<body>"):end] if start >= 0 and end > start else page
-    return f'<main class="report commit-report" data-kind="commit">{body}</main>'
+    """The `<main>` the web page shows: the `<main>` of the commit report's page (`render.html`: its tables,
+    the ladder timeline, the fan chart, the reasons), one element in the reports' frame and styles."""
+    start, end = page.find("<main"), page.rfind("</main>")
+    if start < 0 or end < start:
+        raise ValueError("the commit report has no <main> element")
+    head_end = page.index(">", start)
+    return '<main class="report commit-report" data-kind="commit"' + page[head_end:end] + "</main>"
 
 
-Call = PlanCall | SimulateCall | AuditCall | ExportCall | CommitCall
+@dataclass(frozen=True)
+class PackCall:
+    """The decision pack (`gpuplan report`) of a scenario text: the whole page, or its `<main>` for the page.
+    `db` is the server's quotes database, as for `CommitCall`."""
+
+    scenario: str
+    paths: int = 10_000
+    seed: int = 0
+    lang: Lang = "en"
+    db: str | None = None
+    report: Literal["page", "fragment"] = "page"
+    catalog: str | None = None
+
+    def run(self, inputs: Inputs) -> Any:
+        from gpuplan import api
+        from gpuplan.render.pack import pack_html
+
+        scen = inputs.add(SCENARIO_NAME, self.scenario.encode())
+        pack = api.report(scen, paths=self.paths, seed=self.seed, lang=self.lang, catalog=self.catalog, db=self.db)
+        return inputs.unlabel(pack_html(pack, self.lang, fragment=self.report == "fragment"))
+
+
+Call = PlanCall | SimulateCall | AuditCall | ExportCall | CommitCall | PackCall
 
 
 # --- inputs on disk, and their labels --------------------------------------------------------------

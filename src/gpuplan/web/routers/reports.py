@@ -14,18 +14,18 @@ from gpuplan.web.errors import err, log
 from gpuplan.web.requests import body_schema, read_model
 from gpuplan.web.routers.engines import In
 from gpuplan.web.runtime import call, rt
-from gpuplan.web.worker import SCENARIO_NAME, CommitCall, PlanCall
+from gpuplan.web.worker import SCENARIO_NAME, CommitCall, PackCall, PlanCall
 
 router = APIRouter(tags=["reports"])
 HTML = "text/html; charset=utf-8"
 
 
 class ReportIn(In):
-    kind: Literal["compare", "plan", "simulate", "audit", "commit"] = "compare"
+    kind: Literal["compare", "plan", "simulate", "audit", "commit", "pack"] = "compare"
     lang: Literal["en", "zh"] = "en"
-    scenario: str | None = Field(default=None, description="compare/plan/commit: the scenario YAML text.")
-    paths: int = Field(default=10_000, description="commit: Monte Carlo paths (1 to 20,000).")
-    seed: int = Field(default=0, description="commit: seed of the paths.")
+    scenario: str | None = Field(default=None, description="compare/plan/commit/pack: the scenario YAML text.")
+    paths: int = Field(default=10_000, description="commit/pack: Monte Carlo paths (1 to 20,000).")
+    seed: int = Field(default=0, description="commit/pack: seed of the paths.")
     data: Any = Field(default=None, description="plan/simulate/audit: the JSON the API returned, to render.")
     fragment: bool = Field(default=False, description="Only the report's <main> element (for the page).")
 
@@ -62,13 +62,14 @@ def _download(r: Response, name: str) -> Response:
 
 @router.post("/api/report", response_class=HTMLResponse, openapi_extra=body_schema(ReportIn))
 async def api_report(request: Request) -> Response:
-    """The self-contained HTML report. compare: from `scenario`; plan: from `scenario` or `data`;
-    simulate and audit: from `data` (the JSON their endpoint returned)."""
+    """The self-contained HTML report. compare, commit and pack (the decision pack of `gpuplan report`):
+    from `scenario`; plan: from `scenario` or `data`; simulate and audit: from `data` (the JSON their
+    endpoint returned)."""
     r = rt(request)
     body = await read_model(request, ReportIn)
     name = f"gpuplan-{body.kind}-{body.lang}.html"
     shown: Literal["page", "fragment"] = "fragment" if body.fragment else "page"
-    if body.kind in ("compare", "commit") and body.scenario is None:
+    if body.kind in ("compare", "commit", "pack") and body.scenario is None:
         raise err(400, "request", f"`scenario` is required for a {body.kind} report", field="scenario")
     if body.kind == "compare" and body.scenario is not None:
         out = await r.cached(("report", body.lang, str(body.fragment), body.scenario), HTML, compare_report,
@@ -78,6 +79,11 @@ async def api_report(request: Request) -> Response:
         await r.run(limits.check_scenario, body.scenario, inline=r.small(body.scenario))
         out = await r.heavy_call(CommitCall(scenario=body.scenario, paths=body.paths, seed=body.seed, lang=body.lang,
                                             db=r.settings.db, catalog=r.settings.catalog, report=shown), HTML)
+    elif body.kind == "pack" and body.scenario is not None:  # the decision pack (`gpuplan report`)
+        call(limits.check_commit, body.paths, body.seed)
+        await r.run(limits.check_scenario, body.scenario, inline=r.small(body.scenario))
+        out = await r.heavy_call(PackCall(scenario=body.scenario, paths=body.paths, seed=body.seed, lang=body.lang,
+                                          db=r.settings.db, catalog=r.settings.catalog, report=shown), HTML)
     elif body.kind == "plan" and body.data is None and body.scenario is not None:
         out = await r.heavy_call(PlanCall(scenario=body.scenario, lang=body.lang, catalog=r.settings.catalog,
                                           report=shown), HTML)

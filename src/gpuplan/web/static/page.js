@@ -610,6 +610,13 @@
     download(await r.blob(), "gpuplan-" + body.kind + "-" + lang + ".html");
   }
 
+  async function downloadPack() {  // the decision pack: `gpuplan report` of the scenario in the editor
+    const body = Object.assign({ kind: "pack" }, commitBody());
+    const r = await post("/api/report", body);
+    if (!r.ok) { const e = await asError(r); setStatus("err", errorText(e), e.hint); return; }
+    download(await r.blob(), "gpuplan-pack-" + lang + ".html");
+  }
+
   async function downloadJson() {
     let data = last.data;
     if (last.kind === "quotes") {
@@ -639,6 +646,7 @@
   $("#lang").addEventListener("change", (ev) => { save(); location.search = "?lang=" + ev.target.value; });
   $("#dl-html").addEventListener("click", downloadHtml);
   $("#dl-json").addEventListener("click", downloadJson);
+  $("#dl-pack").addEventListener("click", downloadPack);
   for (const b of document.querySelectorAll("nav.panebar .pane")) b.addEventListener("click", () => setPane(b.dataset.pane));
   for (const b of document.querySelectorAll(".viewbar .view")) {
     b.addEventListener("click", () => { if (!b.disabled) setView(b.dataset.view); });
