@@ -6,7 +6,8 @@ from gpuplan.inputs.units import UnitError, format_duration, parse_duration, par
 
 
 @pytest.mark.parametrize(("text", "hours"), [("90m", 1.5), ("12h", 12), ("30d", 720), ("2w", 336), ("45s", 0.0125),
-                                             ("0", 0), ("1.5d", 36)])
+                                             ("0", 0), ("1.5d", 36),
+                                             ("4y", 4 * 365 * 24), ("0.5y", 4380)])
 def test_durations(text: str, hours: float) -> None:
     assert parse_duration(text) == pytest.approx(hours)
 

@@ -38,6 +38,12 @@ class OptionCost(Record):
     setup: float
     idle: float = Field(description="The part of `rental` paid for cards doing no work (not added to `total`).")
     transfer: float = Field(description="Moving the workload's data to this offer's site (in `total`).")
+    capex: float | None = Field(default=None, description="Owned offers only: straight-line depreciation, "
+                                "purchase x (1 - resale) / life per node-hour held (capex + power + colocation "
+                                "= rental).")
+    power: float | None = Field(default=None, description="Owned offers only: electricity, the full draw while "
+                                "running and the idle share of it while held idle, PUE included.")
+    colocation: float | None = Field(default=None, description="Owned offers only: rack space per node held.")
 
 
 class TimeTerms(Record):
@@ -132,11 +138,24 @@ class Recommendation(Record):
     flip: list[Flip]
 
 
+class BuyBreakEven(Record):
+    owned: str = Field(description="The cheapest feasible owned offer.")
+    other: str = Field(description="A feasible rented offer.")
+    other_mode: Mode
+    hours_per_day: float | None = Field(description="Hours a day at which buying and renting `other` cost the "
+                                        "same; null when they never cross in (0, 24].")
+    buy_wins: Literal["above", "below", "always", "never"] = Field(
+        description="Where buying is cheaper: above or below `hours_per_day`, or at any (always) or no (never) "
+        "hours a day.")
+
+
 class BreakEven(Record):
     hours_per_day: float | None = Field(
         description="Hours a day at which the cheapest container and bare-metal offers cost the same; "
         "null when there is no such pair or they never cross."
     )
+    buy: list[BuyBreakEven] | None = Field(default=None, description="With owned offers (`mode: owned`): "
+                                           "where buying breaks even with each feasible rented offer.")
 
 
 class CompareWorkload(Record):

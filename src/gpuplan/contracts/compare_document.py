@@ -109,6 +109,9 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
                      "lost_gpu_hours": _lost_gpu_hours(c, w.gpus)},
             "warnings": _warn(r.warnings, lang),
         }
+        if c.owned is not None:  # a bought server: the rental is its capex, power and colocation
+            opt["cost"].update({"capex": round(float(c.owned.capex), 2), "power": round(float(c.owned.power), 2),
+                                "colocation": round(float(c.owned.colocation), 2)})
         if explain:
             opt["explain"] = _explain_option(w, r, s, lang)
         options.append(opt)
@@ -134,7 +137,7 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
         "warnings": _warn(adv.warnings, lang),
         "options": options,
         "recommendation": rec,
-        "break_even": {"hours_per_day": None if be is None or math.isnan(be) else _r(be, 3)},
+        "break_even": _break_even(be, adv),
     }
 
 
@@ -147,6 +150,15 @@ def _lost_gpu_hours(c: Any, gpus: int) -> float:
     return round(float(gpus * max(0.0, c.run_hours - lw.work_hours)), 2)
 
 
+def _break_even(be: float | None, adv: WorkloadAdvice) -> dict[str, Any]:
+    out: dict[str, Any] = {"hours_per_day": None if be is None or math.isnan(be) else _r(be, 3)}
+    if adv.buy_break_even:  # owned offers (issue 28): where buying breaks even with each rented option
+        out["buy"] = [{"owned": b.owned, "other": b.other, "other_mode": b.other_mode,
+                       "hours_per_day": None if b.hours_per_day is None else _r(b.hours_per_day, 3),
+                       "buy_wins": b.buy_wins} for b in adv.buy_break_even]
+    return out
+
+
 def _explain_option(w: Any, r: Any, s: Any, lang: str) -> list[str]:
     o, c, cur = r.offer, r.cost, s.currency
     lines = _explain_slowdown(w, o, c.slowdown, lang) + _explain_delays(w, o, c, cur, lang)
@@ -154,6 +166,15 @@ def _explain_option(w: Any, r: Any, s: Any, lang: str) -> list[str]:
         lines.append(t("compare.explain_cost_ct", lang, offer=o.id, gpus=w.gpus, run=c.run_hours,
                        price=o.price_per_gpu_hour.mid, currency=cur, rental=c.rental_mid, ops=c.ops,
                        setup=c.setup, total=c.total_mid))
+    elif o.owned is not None and c.owned is not None:
+        ow, g = o.owned, o.gpus_per_node
+        lines.append(t("compare.explain_cost_owned", lang, offer=o.id, nodes=c.billed_gpus / g,
+                       held=c.lease_hours, purchase=ow.purchase_per_node, resale=ow.resale, life=ow.life_hours,
+                       capex_rate=ow.capex_per_node_hour, currency=cur, capex=c.owned.capex, kw=ow.kw_per_node,
+                       pue=ow.pue, kwh=ow.price_per_kwh, busy=ow.power_busy_per_node_hour,
+                       run=c.gpu_hours_used / g, idle_share=ow.idle_share, power=c.owned.power,
+                       colo_rate=ow.colocation_per_node_hour, colocation=c.owned.colocation, ops_h=c.ops_hours,
+                       ops=c.ops, setup=c.setup, total=c.total_mid, lead=ow.lead_time_hours))
     else:
         lines.append(t("compare.explain_cost_bm", lang, offer=o.id, billed=c.billed_gpus, lease=c.lease_hours,
                        wall=c.wall_hours, term=o.min_term_hours, price=o.price_per_gpu_hour.mid, currency=cur,

@@ -45,6 +45,9 @@ class PoolCostPerMonth(OpenRecord):
         "unpaid (absent without commitments)."))
     spot: Money | None = Field(default=None, description=(
         "Spot capacity for tolerant work, lost work included (in `hybrid`; absent without a spot tier)."))
+    power: Money | None = Field(default=None, description=(
+        "Owned servers (`mode: owned`): their power above the idle draw while they serve work; `lease` holds "
+        "their capex, colocation and idle power (absent for a leased pool)."))
 
 
 class Marginal(Record):

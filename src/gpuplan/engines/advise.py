@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.engines import breakeven
-from gpuplan.engines.cost import OptionCost, option_cost
+from gpuplan.engines.cost import OptionCost, decision_over, option_cost
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.perf import card_slice, is_multi_node
@@ -92,6 +92,23 @@ class WorkloadAdvice:
     options: tuple[OptionResult, ...]
     recommendation: Recommendation | None
     break_even_hours: float | None
+    buy_break_even: tuple[BuyBreakEven, ...] = ()  # owned offers against each rented option (issue 28)
+
+
+@dataclass(frozen=True)
+class BuyBreakEven:
+    """Where buying (`owned`, the cheapest feasible owned offer) costs the same as renting `other`.
+
+    hours_per_day: the root of other's decision cost - owned's over (0, 24] (None: they never cross);
+    buy_wins: 'above' (buying is cheaper above those hours a day), 'below', 'always' or 'never'."""
+
+    owned: str
+    other: str
+    other_mode: str
+    hours_per_day: float | None
+    buy_wins: str
+    owned_at_24: float
+    other_at_24: float
 
 
 @dataclass(frozen=True)
@@ -385,6 +402,33 @@ def _flips(w: Workload, winner: OptionResult, runner: OptionResult | None, s: Sc
     return flips
 
 
+def buy_break_evens(w: Workload, options: list[OptionResult], s: Scenario, cat: Catalog) -> list[BuyBreakEven]:
+    """The hours a day at which the cheapest feasible owned offer breaks even with each feasible rented
+    option (the verdict's break-even search, `breakeven.break_even_hours`, on that pair)."""
+    owned = [r for r in options if r.feasible and r.offer.owned is not None]
+    if not owned:
+        return []
+    own = min(owned, key=lambda r: (r.cost.decision, r.offer.id))
+    own_cost = decision_over(w, own.offer, s, cat, "hours_per_day")
+    out = []
+    for r in options:
+        if not r.feasible or r.offer.owned is not None:
+            continue
+        h = break_even_hours(w, r.offer, own.offer, s, cat)  # the first sign change of r - own
+        other_cost = decision_over(w, r.offer, s, cat, "hours_per_day")
+        o24, r24 = own_cost(24.0), other_cost(24.0)
+        cheaper = o24 < r24  # buying at 24 h a day
+        wins = ("always" if cheaper else "never") if h is None else ("above" if cheaper else "below")
+        out.append(BuyBreakEven(own.offer.id, r.offer.id, r.offer.mode, h, wins, o24, r24))
+    return out
+
+
+def _buy_note(b: BuyBreakEven, w: Workload, currency: str) -> Note:
+    return Note(f"r_buy_{b.buy_wins}", {"offer": b.owned, "other": b.other, "h": b.hours_per_day,
+                                        "now": w.hours_per_day, "own": b.owned_at_24, "alt": b.other_at_24,
+                                        "currency": currency})
+
+
 def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
     options: list[OptionResult] = []
     for o in s.offers:
@@ -416,6 +460,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
     if not feasible:
         warnings.append(Warning("no-feasible-option", Note("w_no_feasible")))
         return WorkloadAdvice(w, tuple(warnings), tuple(options), None, be)
+    buys = tuple(buy_break_evens(w, options, s, cat))
 
     winner = min(feasible, key=lambda r: (r.cost.decision, r.offer.id))
     other_mode = "bare-metal" if winner.offer.mode == "container" else "container"
@@ -456,6 +501,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
     if runner is not None:
         reasons += _delay_reasons(winner, runner, s)
     reasons += _spot_reasons(w, winner, options, s)
+    reasons += [_buy_note(b, w, s.currency) for b in buys]
 
     rec = Recommendation(
         offer=winner.offer.id,
@@ -464,7 +510,7 @@ def advise_workload(w: Workload, s: Scenario, cat: Catalog) -> WorkloadAdvice:
         dimensions=dims,
         flip=tuple(_flips(w, winner, runner, s, cat, be)),
     )
-    return WorkloadAdvice(w, tuple(warnings), tuple(options), rec, be)
+    return WorkloadAdvice(w, tuple(warnings), tuple(options), rec, be, buys)
 
 
 def advise(s: Scenario, cat: Catalog) -> list[WorkloadAdvice]:

@@ -244,6 +244,9 @@ def term_options(scenario: Scenario, offer: Offer, horizon: int) -> list[TermOpt
     """The offer's terms (its `terms`, else its price for its min_term); a term longer than the horizon is refused."""
     terms: tuple[LeaseTerm, ...] = offer.terms or (
         default_term(offer.min_term_hours, offer.price_per_gpu_hour.mid, scenario.days_per_month),)
+    if offer.owned is not None and not offer.terms:  # bought servers: held to the horizon's end (one long
+        # term at their price per hour held; resold at book value after it, see models.owned)
+        terms = (LeaseTerm(horizon, offer.price_per_gpu_hour.mid, None, f"offers[{scenario.offers.index(offer)}]"),)
     idx = scenario.offers.index(offer)
     out = []
     for t in terms:

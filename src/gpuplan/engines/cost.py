@@ -26,6 +26,11 @@ Money (low / mid / high from the price range), all from `gpuplan.models.tariff` 
                  ops    = ops_hours per (node|gpu|)-month * whole units * lease months * engineer_hour_cost
     setup  = setup_hours * engineer_hour_cost (one engineer per deployment)
     transfer = moves x GB x the route's cost per GB (data to an offer at another site)
+    owned (`mode: owned`, gpuplan.models.owned): billed as a node lease at the price per node-hour held
+                 (capex + colocation + idle power), plus the busy draw's excess while running:
+                 rental = billed_gpus * lease_hours * fixed / g_node + gpus * run_hours * extra / g_node
+                        = capex + power + colocation (the three items reported)
+                 wall_hours += lead_time (the work waits for delivery; nothing is paid before it)
     total  = rental + ops + setup + transfer
     total_low / total_high = the price range's low / high end with the run (container) or the lease
                 (bare metal) at the slowdown range's low / high end (`perf.slowdown`: overhead ranges, an
@@ -50,6 +55,7 @@ from gpuplan.inputs.calendar import active_days, calendar_days
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import NO_TRANSFER, Interruptions, Transfer, interruptions, rework_factor, transfer
+from gpuplan.models.owned import OwnedCost, owned_cost
 from gpuplan.models.perf import Slowdown, card_slice, slowdown
 from gpuplan.models.preemption import MAX_STRETCH, LostWork, lost_work
 from gpuplan.models.tariff import Tariff, horizon_hours, nodes_for
@@ -90,6 +96,7 @@ class OptionCost:
     run_hours_dedicated: float = 0.0  # the work's hours on its first GPU's reference (per GPU)
     preemption: LostWork | None = None  # spot capacity only
     p90_wall_hours: float = 0.0
+    owned: OwnedCost | None = None  # an owned offer's capex, power and colocation (their sum is the rental)
 
 
 def restart_hours(workload: Workload, offer: Offer) -> float:
@@ -225,6 +232,8 @@ def option_cost(
     else:
         run_lo = run_hi = run_hours
         cal_lo = cal_hi = calendar_hours
+    lead = offer.owned.lead_time_hours if offer.owned is not None else 0.0  # owned: waiting for delivery
+    wall_hours += lead
 
     g = workload.gpus
     gf = g * card_slice(workload, offer, catalog)[0]  # cards billed: a shared card's slice (issue 24)
@@ -261,11 +270,13 @@ def option_cost(
         k_lo, k_hi = _spot_factor(lw_low) / _spot_factor(lw), _spot_factor(lw_high) / _spot_factor(lw)
     r_low, r_mid, r_high = paid * price.low * k_lo, paid * price.mid, paid * price.high * k_hi
     idle = r_mid * max(0.0, 1.0 - busy / paid) if paid > 0 else 0.0
+    busy_power, busy_lo, busy_hi, owned = _owned_power(offer, paid, used, gf * run_lo, gf * run_hi)
+    r_low, r_mid, r_high = r_low + busy_power, r_mid + busy_power, r_high + busy_power
     total_mid = r_mid + ops + setup + tr.cost
     # the low / high ends: the price range's ends at the slowdown range's ends (an unknown tenancy,
     # overhead ranges); equal to the price's ends alone where the slowdown is one number
-    total_low = min(paid_lo * price.low * k_lo + ops_lo, r_low + ops) + setup + tr.cost
-    total_high = max(paid_hi * price.high * k_hi + ops_hi, r_high + ops) + setup + tr.cost
+    total_low = min(paid_lo * price.low * k_lo + busy_lo + ops_lo, r_low + ops) + setup + tr.cost
+    total_high = max(paid_hi * price.high * k_hi + busy_hi + ops_hi, r_high + ops) + setup + tr.cost
     per_month = tariff_per_month(total_mid, horizon_hours([duration], scenario.days_per_month),
                                  scenario.days_per_month)
     return OptionCost(
@@ -296,12 +307,24 @@ def option_cost(
         days_after_work=days_after,
         transfer=tr,
         interruptions=intr,
-        wall_hours_low=offer.setup_hours + cal_lo,
-        wall_hours_high=offer.setup_hours + cal_hi,
+        wall_hours_low=offer.setup_hours + cal_lo + lead,
+        wall_hours_high=offer.setup_hours + cal_hi + lead,
         run_hours_dedicated=h * active,
         preemption=lw,
         p90_wall_hours=wall_hours + p90_extra,
+        owned=owned,
     )
+
+
+def _owned_power(offer: Offer, paid: float, used: float, used_lo: float,
+                 used_hi: float) -> tuple[float, float, float, OwnedCost | None]:
+    """An owned offer's busy draw above the idle one for the GPU-hours run (mid, and at the slowdown
+    range's ends), and its capex, power and colocation; zeros and None for any other offer."""
+    if offer.owned is None:
+        return 0.0, 0.0, 0.0, None
+    extra = offer.owned.extra_per_node_hour / offer.gpus_per_node
+    g = offer.gpus_per_node
+    return used * extra, used_lo * extra, used_hi * extra, owned_cost(offer.owned, paid / g, used / g)
 
 
 def offer_slowdown(workload: Workload, offer: Offer, catalog: Catalog) -> Slowdown:
@@ -355,6 +378,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
     fixed_h, fixed_duration = workload.hours_per_day, workload.duration_hours
     fixed_active = active_days(fixed_duration, dpw)
     floor, float_dpw = math.floor, float(dpw)
+    lead = offer.owned.lead_time_hours if offer.owned is not None else 0.0
+    busy_extra = offer.owned.extra_per_node_hour / offer.gpus_per_node if offer.owned is not None else 0.0
 
     def decision(x: float) -> float:
         # calendar.active_days and calendar.calendar_days written out (a call each costs as much as the
@@ -395,6 +420,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             late = recovery + 0.0 - 0.0 - slack
             calendar_hours += 0.0 + (late if late > 0.0 else 0.0)
         wall_hours = setup_hours + calendar_hours
+        if lead:
+            wall_hours += lead
         if container:
             paid = gf * run_hours
             ops = paid * ops_per_gpu_hour
@@ -403,6 +430,8 @@ def decision_over(workload: Workload, offer: Offer, scenario: Scenario, catalog:
             lease_hours = min_term if min_term > lease_hours else lease_hours
             paid = billed * lease_hours
             ops = ops_units * lease_hours / month_hours * eng
+        if busy_extra:  # an owned offer: option_cost's r_mid + busy_power, in its order
+            return paid * mid + gf * run_hours * busy_extra + ops + setup + tr_cost + researcher * wall_hours
         return paid * mid + ops + setup + tr_cost + researcher * wall_hours
 
     return decision

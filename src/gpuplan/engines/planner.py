@@ -100,6 +100,7 @@ class PoolPlan:
     committed_hours: int = 0  # hours from the start they run
     committed_per_month: float = 0.0  # what they still cost (ops; rental where unpaid), in `hybrid`
     spot: SpotTier | None = None  # the pool's spot tier (issue 26), when a spot offer takes work
+    power_per_month: float = 0.0  # owned servers: power above the idle draw while serving, in `hybrid`
 
 
 @dataclass(frozen=True)
@@ -178,11 +179,18 @@ class _Pricing:
     committed_hours: int = 0  # hours from the start they run (to the earliest `until`)
     committed_cost: float = 0.0  # what they still cost over the horizon (ops; rental where unpaid)
     demand: np.ndarray | None = None  # the pool's hourly demand (for the spill beside signed cards)
+    lead: int = 0  # owned servers: hours before delivery, when the pool has none of its cards
 
     def spill(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
         """GPU-hours above the cards at each R: with C signed cards until U, the pool holds max(R, C)
         cards before U (the first C new cards start when the signed ones end) and R after:
-        sum_{t<U} max(0, d_t - max(R, C)) + sum_{t>=U} max(0, d_t - R)."""
+        sum_{t<U} max(0, d_t - max(R, C)) + sum_{t>=U} max(0, d_t - R).
+        Owned servers ordered with a lead time L hold no card before L: the work of those hours runs
+        in containers, sum_{t<L} d_t + sum_{t>=L} max(0, d_t - R)."""
+        if self.lead and not self.committed and self.demand is not None:
+            r = np.asarray(rs, dtype=np.float64)
+            after = spill_curve(self.demand[self.lead:], r) if self.lead < len(self.demand) else 0.0
+            return np.asarray(float(self.demand[:self.lead].sum()) + after, dtype=np.float64) * np.ones(len(r))
         if not self.committed or self.demand is None:
             return spill
         u, c = self.committed_hours, float(self.committed)
@@ -203,20 +211,29 @@ class _Pricing:
                 + pool_costs(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0),
                              np.zeros(len(r)), point) + self.committed_cost
         else:
-            costs = pool_costs(self.lease, self.container, rs, self.lease_hours, spill * self.slowdown, point)
+            costs = pool_costs(self.lease, self.container, rs, self.lease_hours,
+                               self.spill(rs, spill) * self.slowdown, point)
+        if self.lease is not None and self.lease.busy_extra_per_gpu_hour and self.demand is not None:
+            costs = costs + self.lease.busy_cost(float(self.demand.sum()) - self.spill(rs, spill))  # served
         if self.project and self.lease is not None:
             costs = costs + np.where(rs > 0, self.lease.setup_cost, 0.0)
         return costs
 
-    def bill(self, r: int, spill: float) -> tuple[float, float, float, float]:
-        """(lease, ops, containers, container GPU-hours) of the new cards at size R, mid prices."""
+    def bill(self, r: int, spill: float) -> tuple[float, float, float, float, float]:
+        """(lease, ops, containers, container GPU-hours, owned servers' busy power) of the new cards at
+        size R, mid prices."""
         if self.committed and self.lease is not None:
             late = min(r, self.committed)
             full = pool_bill(self.lease, self.container, r - late, self.lease_hours, spill * self.slowdown, "mid")
             part = pool_bill(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0), 0.0, "mid")
-            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours
+            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours, 0.0
+        if self.lead and self.demand is not None:  # owned servers on order: the early hours spill
+            spill = float(self.spill(np.array([r]), np.array([spill]))[0])
         b = pool_bill(self.lease, self.container, r, self.lease_hours, spill * self.slowdown, "mid")
-        return b.lease, b.ops, b.burst, b.container_gpu_hours
+        busy = 0.0
+        if self.lease is not None and self.lease.busy_extra_per_gpu_hour and self.demand is not None:
+            busy = self.lease.busy_cost(float(self.demand.sum()) - spill)  # owned: power while serving
+        return b.lease, b.ops, b.burst, b.container_gpu_hours, busy
 
     def elastic(self, gpu_hours: float, point: PricePoint) -> float:
         if self.container is None or gpu_hours <= 0:
@@ -372,16 +389,21 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     work_hours = _lease_work_hours(wls, demand)
     lease_hours = lease.lease_hours(work_hours, project=project) if lease is not None else 0.0
     signed, signed_hours, signed_cost = _signed(scenario, gpu, n, lease_hours) if lease is not None else (0, 0, 0.0)
+    # owned servers (issue 28): paid from delivery, the work before it spills to containers (schedules only:
+    # a repeating sample has no first hour to wait from); their busy power needs the served GPU-hours
+    lead = min(int(math.ceil(lease.lead_hours)), n) if (lease is not None and project and not signed) else 0
+    lease_hours = max(lease_hours - lead, 0.0)
+    owned = lease is not None and lease.busy_extra_per_gpu_hour > 0
     pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project, signed, signed_hours, signed_cost,
-                  pool_demand if signed else None)
+                  pool_demand if (signed or lead or owned) else None, lead)
 
     mid, low, high = (_run(pool_demand, pr, step, pinned_peak, point) for point in ("mid", "low", "high"))
-    if signed:  # the spill beside the signed cards (reports and waiting read it)
+    if signed or lead:  # the spill beside the signed cards or before delivery (reports and waiting read it)
         mid, low, high = (replace(x, spill=pr.spill(x.candidates, x.spill)) for x in (mid, low, high))
     r = mid.reserved
     elastic_h = float(elastic.sum())
     elastic_cost = pr.elastic(elastic_h, "mid")
-    b_lease, b_ops, b_burst, b_ct_hours = pr.bill(r, float(mid.spill[int(np.searchsorted(mid.candidates, r))]))
+    b_lease, b_ops, b_burst, b_ct_hours, b_power = pr.bill(r, float(mid.spill[int(np.searchsorted(mid.candidates, r))]))
     setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
     spill_h = b_ct_hours / sd if sd else 0.0
     own_curves = _curves(wls, demand, total)
@@ -408,7 +430,7 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     if lease is not None:
         r_all = math.ceil(peak_all / step - 1e-9) * step
         all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
-            (lease.setup_cost if project else 0.0)
+            (lease.setup_cost if project else 0.0) + lease.busy_cost(float(pool_demand[lead:].sum()))
     else:
         all_bm = math.nan
     if container is not None:
@@ -455,6 +477,7 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         if same else None,
         committed_cards=signed, committed_hours=signed_hours, committed_per_month=signed_cost * f,
         spot=tier,
+        power_per_month=b_power * f,
     )
     return pool, pa
 

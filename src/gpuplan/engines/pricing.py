@@ -38,9 +38,15 @@ def _probe_workload(gpu: str) -> Workload:
 
 
 def cheapest(scenario: Scenario, gpu: str, mode: str) -> Offer | None:
-    """The cheapest offer of a GPU that bills as `mode`, spot capacity aside (its own tier, `cheapest_spot`)."""
+    """The cheapest offer of a GPU that bills as `mode`, spot capacity aside (its own tier, `cheapest_spot`),
+    by its mid price per GPU-hour in use (an owned server's price per hour held plus its busy draw above
+    the idle one: a lease and a bought server compare at full use)."""
     offers = [o for o in scenario.offers if o.gpu == gpu and o.mode == mode and o.capacity != "spot"]
-    return min(offers, key=lambda o: (o.price_per_gpu_hour.mid, o.id)) if offers else None
+
+    def in_use(o: Offer) -> float:
+        return o.price_per_gpu_hour.mid + (o.owned.extra_per_node_hour / o.gpus_per_node if o.owned else 0.0)
+
+    return min(offers, key=lambda o: (in_use(o), o.id)) if offers else None
 
 
 def cheapest_spot(scenario: Scenario, gpu: str) -> Offer | None:

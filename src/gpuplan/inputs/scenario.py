@@ -33,7 +33,10 @@ from gpuplan.inputs.scenario_types import (
     OfferIn,
     Overhead,
     OverheadIn,
+    Owned,
+    Platform,
     Preemption,
+    PriceIn,
     Range,
     Scenario,
     ScenarioIn,
@@ -61,7 +64,8 @@ HINTS = {
     "checkpoint_interval": "checkpoint_interval is a duration such as 30m or 2h, or none "
     "(a preempted run starts over).",
     "kind": "kind is one of: training, fine-tuning, experiment, inference.",
-    "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills).",
+    "mode": "mode is bare-metal, vm or container (how the platform behaves; the price says how it bills), "
+    "or owned (servers you buy: purchase, life, power and colocation instead of a price).",
     "tenancy": "tenancy is dedicated (the whole node is yours), shared-node (other tenants on the host) "
     "or shared-gpu (a vGPU/MIG slice).",
     "nic": "nic is native, passthrough, sr-iov or virtual.",
@@ -108,6 +112,17 @@ HINTS = {
     "id": "an id is one line of printable text of at most 128 characters, e.g. train-llm or bm-910b.",
     "provider": "a provider is one line of printable text of at most 128 characters.",
     "site": "a site id from `sites:`, one line of at most 128 characters.",
+    # owned servers (mode: owned, issue 28)
+    "purchase": "purchase is what a server costs to buy: {amount: 250000, per: node} (or per: gpu).",
+    "life": "life is the depreciation period written as text, e.g. 4y or 1825d (a year is 365 days).",
+    "lead_time": "lead_time is order to delivery written as text, e.g. 8w.",
+    "resale": "resale is the share of the purchase price recovered when the servers are sold, in [0, 1).",
+    "power": "power is {kw_per_node: 10.2, pue: 1.3, price_per_kwh: 0.10} (idle_share: optional, in [0, 1]).",
+    "kw_per_node": "kw_per_node is a server's draw at full load in kW, > 0 (DGX H100: 10.2).",
+    "pue": "pue is the site's power usage effectiveness, in [1, 3] (1.3 is a typical colocation site).",
+    "price_per_kwh": "price_per_kwh is the price of electricity per kWh in the scenario's currency, >= 0.",
+    "idle_share": "idle_share is an idle server's draw over its full-load draw, in [0, 1] (catalog: 0.35).",
+    "colocation": "colocation is rack space as a price, e.g. {amount: 1500, per: node-month}.",
 }
 GENERIC_HINT = "see the scenario format in the README; `gpuplan init` writes a commented starter."
 
@@ -572,16 +587,20 @@ def _from_catalog(raw: OfferIn, i: int, currency: str, cat: Catalog, loc8: _Loca
 def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog, loc8: _Locator,
                    raw_dict: dict[str, Any], fx: Fx | None = None, sites: tuple[str, ...] = ()) -> Offer:
     raw, fx_note = _from_catalog(raw, i, currency, cat, loc8, raw_dict, fx)
+    used: list[str] = []
+    owned: Owned | None = None
+    if raw.mode == "owned" or any(getattr(raw, k) is not None for k in OWNED_FIELDS):
+        raw, owned = _resolve_owned(raw, i, dpm, cat, loc8, used)
     for key in ("id", "gpu", "mode", "price"):
         if getattr(raw, key) is None:
             raise loc8.error(("offers", i, key), "required field is missing",
                              "an offer needs id, gpu, mode and price (or `use: <catalog offer id>`).")
-    assert raw.id and raw.gpu and raw.mode and raw.price
+    assert raw.id and raw.gpu and raw.mode and raw.price and raw.mode != "owned"
     gpu_id, gpu_note = _gpu(cat, loc8, ("offers", i, "gpu"), raw.gpu)
     spec = cat.gpus[gpu_id]
-    platform = raw.mode
+    platform: Platform = raw.mode
     mode_defaults = cat.defaults["modes"][platform]
-    used: list[str] = [n for n in (gpu_note, fx_note) if n]
+    used[:0] = [n for n in (gpu_note, fx_note) if n]
 
     def pick(name: str, value: Any, default: Any) -> Any:
         if value is None:
@@ -700,6 +719,7 @@ def _resolve_offer(raw: OfferIn, i: int, currency: str, dpm: float, cat: Catalog
         sharing=raw.sharing,
         capacity=capacity,
         preemption=preemption,
+        owned=owned,
     )
 
 
@@ -746,6 +766,70 @@ def _resolve_preemption(raw: OfferIn, i: int, gpn: int, cat: Catalog, loc8: _Loc
     return Preemption(rate=rate, per=per, rate_as_written=written, notice_hours=notice or 0.0,
                       max_lifetime_hours=life, restart_hours=restart, source=source,
                       as_of=None if as_of is None else str(as_of))
+
+
+OWNED_FIELDS = ("purchase", "life", "resale", "power", "colocation", "lead_time")
+OWNED_HINT = ("an owned offer is {id, gpu, mode: owned, gpus_per_node, purchase: {amount, per: node}, life: 4y, "
+              "resale: 0.3, power: {kw_per_node, pue, price_per_kwh}, colocation: {amount, per: node-month}, "
+              "lead_time: 8w}.")
+
+
+def _resolve_owned(raw: OfferIn, i: int, dpm: float, cat: Catalog, loc8: _Locator,
+                   used: list[str]) -> tuple[OfferIn, Owned]:
+    """`mode: owned` (issue 28): the purchase, life, power and colocation resolved per node, and the offer
+    as a node lease of bare metal at `models.owned.fixed_per_node_hour` (what a node costs per hour held)."""
+    if raw.mode != "owned":
+        given = next(k for k in OWNED_FIELDS if getattr(raw, k) is not None)
+        raise loc8.error(("offers", i, given), f"`{given}` is only for bought servers (mode: owned), "
+                         f"this offer is mode: {raw.mode or '(missing)'}",
+                         "set `mode: owned` to price bought servers, or remove the field from a rented offer.")
+    if raw.price is not None:
+        raise loc8.error(("offers", i, "price"), "an owned offer has no rental price: its cost per hour comes "
+                         "from purchase, life, resale, power and colocation", OWNED_HINT)
+    for key in ("purchase", "life", "power"):
+        if getattr(raw, key) is None:
+            raise loc8.error(("offers", i, key), f"required for mode: owned; `{key}` is missing", OWNED_HINT)
+    assert raw.purchase is not None and raw.life is not None and raw.power is not None
+    if raw.lease_unit == "gpu":
+        raise loc8.error(("offers", i, "lease_unit"), "owned servers are held by the node",
+                         "leave lease_unit out for an owned offer (a bought server is a whole node).")
+    gpn = raw.gpus_per_node or 8
+    if raw.gpus_per_node is None:
+        used.append("gpus_per_node")
+    life = _duration(loc8, ("offers", i, "life"), raw.life)
+    if life <= 0:
+        raise loc8.error(("offers", i, "life"), f"life must be longer than 0, got {raw.life!r}",
+                         "life is the depreciation period, e.g. 4y or 5y.")
+    lead = 0.0
+    if raw.lead_time is not None:
+        lead = _duration(loc8, ("offers", i, "lead_time"), raw.lead_time)
+    else:
+        used.append("lead_time")
+    ow = cat.defaults["owned"]
+    idle_share = raw.power.idle_share
+    if idle_share is None:
+        used.append("power.idle_share")
+        idle_share = float(ow["idle_share"])
+    colo = 0.0
+    if raw.colocation is not None:
+        amount = raw.colocation.amount
+        mid = (amount[0] + amount[1]) / 2 if isinstance(amount, tuple) else amount
+        colo = per_gpu_hour(mid, raw.colocation.per, gpus_per_node=gpn, days_per_month=dpm) * gpn
+    else:
+        used.append("colocation")
+    resale = raw.resale if raw.resale is not None else 0.0
+    if raw.resale is None:
+        used.append("resale")
+    purchase = raw.purchase.amount * (gpn if raw.purchase.per == "gpu" else 1)
+    owned = Owned(purchase_per_node=purchase, life_hours=life, resale=resale, kw_per_node=raw.power.kw_per_node,
+                  pue=raw.power.pue, price_per_kwh=raw.power.price_per_kwh, idle_share=idle_share,
+                  colocation_per_node_hour=colo, lead_time_hours=lead)
+    fixed = owned.fixed_per_node_hour
+    as_lease = raw.model_copy(update={
+        "mode": "bare-metal", "lease_unit": "node", "gpus_per_node": gpn,
+        "price": PriceIn(amount=fixed, per="node-hour"),
+        **{k: None for k in OWNED_FIELDS}})
+    return as_lease, owned
 
 
 def _overhead_default(platform: str, tenancy: str, nic: str, cat: Catalog) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from gpuplan.inputs.market import LeaseTerm, Market, MarketIn, TermIn
 
 Mode = Literal["bare-metal", "container"]  # how an offer is billed: a lease, or elastic
 Platform = Literal["bare-metal", "vm", "container"]  # how the platform behaves (issue 11)
+OfferMode = Literal["bare-metal", "vm", "container", "owned"]  # `mode:` as written; owned: bought servers (issue 28)
 Tenancy = Literal["dedicated", "shared-node", "shared-gpu"]
 Nic = Literal["native", "passthrough", "sr-iov", "virtual"]
 Kind = Literal["training", "fine-tuning", "experiment", "inference"]
@@ -137,6 +138,22 @@ class DataIn(_Strict):
     moves: Literal["once", "per-run", "daily"] = "once"
 
 
+class PurchaseIn(_Strict):
+    """What one server (or one card) costs to buy, once, in the scenario's currency."""
+
+    amount: Positive
+    per: Literal["node", "gpu"]
+
+
+class PowerIn(_Strict):
+    """An owned server's electricity: kW at the wall while busy, the site's PUE and the price of a kWh."""
+
+    kw_per_node: Positive
+    pue: Annotated[float, Field(ge=1, le=3)] = 1.0
+    price_per_kwh: NonNeg
+    idle_share: Annotated[float, Field(ge=0, le=1)] | None = None  # idle draw / busy draw (catalog default)
+
+
 class PreemptionIn(_Strict):
     """How often spot capacity is reclaimed, and how (issue 26; see `gpuplan.models.preemption`)."""
 
@@ -159,7 +176,7 @@ class OfferIn(_Strict):
     use: Name | None = None
     provider: Text | None = None
     gpu: Name | None = None
-    mode: Platform | None = None
+    mode: OfferMode | None = None
     tenancy: Tenancy | None = None
     price: PriceIn | None = None
     lease_unit: Literal["gpu", "node"] | None = None
@@ -183,6 +200,13 @@ class OfferIn(_Strict):
     source: str | None = None
     as_of: str | None = None
     terms: list[TermIn] | None = None  # lease terms (`gpuplan commit`); see gpuplan.inputs.market
+    # mode: owned (issue 28): bought servers, priced from these instead of `price`
+    purchase: PurchaseIn | None = None
+    life: str | None = None  # straight-line depreciation period, e.g. 4y
+    resale: Annotated[float, Field(ge=0, lt=1)] | None = None  # share of the purchase recovered at the end
+    power: PowerIn | None = None
+    colocation: PriceIn | None = None  # rack space, e.g. {amount: 1500, per: node-month}
+    lead_time: str | None = None  # order to delivery, e.g. 8w
 
 
 class ServiceIn(_Strict):
@@ -310,6 +334,47 @@ class Overhead:
 
 
 @dataclass(frozen=True)
+class Owned:
+    """An offer's bought servers (`mode: owned`), per node (models.owned prices them)."""
+
+    purchase_per_node: float
+    life_hours: float
+    resale: float
+    kw_per_node: float
+    pue: float
+    price_per_kwh: float
+    idle_share: float
+    colocation_per_node_hour: float
+    lead_time_hours: float
+
+    # Rates per node-hour (the formulas are in gpuplan.models.owned's docstring)
+    @property
+    def capex_per_node_hour(self) -> float:
+        """purchase x (1 - resale) / life: straight-line depreciation of what is not recovered."""
+        return self.purchase_per_node * (1.0 - self.resale) / self.life_hours
+
+    @property
+    def power_busy_per_node_hour(self) -> float:
+        """kw_per_node x pue x price_per_kwh: the full draw of a node running work."""
+        return self.kw_per_node * self.pue * self.price_per_kwh
+
+    @property
+    def power_idle_per_node_hour(self) -> float:
+        """power_busy x idle_share: the draw of a node held idle."""
+        return self.power_busy_per_node_hour * self.idle_share
+
+    @property
+    def fixed_per_node_hour(self) -> float:
+        """capex + colocation + idle power: what a node costs per hour held, busy or idle."""
+        return self.capex_per_node_hour + self.colocation_per_node_hour + self.power_idle_per_node_hour
+
+    @property
+    def extra_per_node_hour(self) -> float:
+        """power_busy - power_idle: what running work adds per node-hour."""
+        return self.power_busy_per_node_hour - self.power_idle_per_node_hour
+
+
+@dataclass(frozen=True)
 class Offer:
     id: str
     provider: str | None
@@ -348,6 +413,7 @@ class Offer:
     sharing: str | None = None  # mig | mps | time-slicing: how fractional work shares a card (issue 24)
     capacity: str = "on-demand"  # on-demand | spot | reserved
     preemption: Preemption | None = None  # set for spot capacity
+    owned: Owned | None = None  # bought servers (`mode: owned`): billed like a lease, priced by models.owned
 
     @property
     def spot(self) -> bool:

@@ -1,6 +1,7 @@
 """Units parsed once: durations, price periods, ops rates.
 
-Durations are written `90m`, `12h`, `30d`, `2w` (also `45s`) and become hours (float).
+Durations are written `90m`, `12h`, `30d`, `2w`, `4y` (also `45s`) and become hours (float); a year is
+365 days (8,760 h), the length depreciation schedules use (a server's `life: 4y`).
 Prices are normalised to money per GPU-hour; a node price divides by the GPUs per node.
 """
 
@@ -9,8 +10,8 @@ from __future__ import annotations
 import math
 import re
 
-HOURS_PER = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+HOURS_PER = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0, "y": 8760.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 
 PRICE_PERIODS = ("gpu-hour", "gpu-day", "gpu-month", "node-hour", "node-day", "node-month")
 OPS_UNITS = ("node-month", "gpu-month", "month")
@@ -21,7 +22,7 @@ class UnitError(ValueError):
 
 
 def parse_duration(value: object, *, allow_inf: bool = False) -> float:
-    """`30d` -> 720.0 hours. Numbers are rejected: a bare 30 could be days or hours."""
+    """`30d` -> 720.0 hours, `4y` -> 35,040 hours. Numbers are rejected: a bare 30 could be days or hours."""
     if isinstance(value, str):
         text = value.strip().lower()
         if allow_inf and text in ("inf", "infinite", "infinity"):

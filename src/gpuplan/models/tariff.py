@@ -20,8 +20,13 @@ Containers (billed while running):
     ops            = container GPU-hours x ops_hours x eng / (M x GPUs per unit)  (per GPU-hour used)
     setup          = setup_hours x eng, once per workload that runs there
 
+Owned servers (`mode: owned`, gpuplan.models.owned) bill as a node lease at capex + colocation + idle
+power per node-hour held, and add the busy draw's excess for every GPU-hour they run:
+    busy           = gpu_hours_run x busy_extra_per_gpu_hour   (extra_per_node_hour / gpus_per_node; 0 for a lease)
+
 A pool of R leased GPUs that spills to containers, over `hours` of demand:
-    total(R)       = rental(R) + ops(R) + container rental and ops of the spilled GPU-hours
+    total(R)       = rental(R) + ops(R) + busy(GPU-hours the pool serves) + container rental and ops of the
+                     spilled GPU-hours
 
 Per month: every command divides a total by the calendar time of its demand, never by a span that
 a container slowdown stretched:
@@ -75,6 +80,8 @@ class Tariff:
     engineer_hour_cost: float
     days_per_month: float
     spare_gpus: int = 0  # leased spare nodes' GPUs (issue 17): paid with any non-empty lease
+    busy_extra_per_gpu_hour: float = 0.0  # owned servers: the busy draw above the idle one, per GPU-hour run
+    lead_hours: float = 0.0  # owned servers: order to delivery (the pool has none of them before)
 
     @classmethod
     def of(cls, offer: Offer, scenario: Scenario, price: Range | None = None) -> Tariff:
@@ -86,6 +93,8 @@ class Tariff:
             setup_hours=offer.setup_hours, ops_hours=offer.ops_hours, ops_per=offer.ops_per,
             engineer_hour_cost=scenario.team.engineer_hour_cost or 0.0, days_per_month=scenario.days_per_month,
             spare_gpus=offer.spares * offer.gpus_per_node if offer.mode == "bare-metal" else 0,
+            busy_extra_per_gpu_hour=offer.owned.extra_per_node_hour / offer.gpus_per_node if offer.owned else 0.0,
+            lead_hours=offer.owned.lead_time_hours if offer.owned else 0.0,
         )
 
     @property
@@ -139,6 +148,10 @@ class Tariff:
 
     def lease_ops(self, gpus: float, lease_hours: float) -> float:
         return self.ops_hours * self.ops_units(gpus) * lease_hours / self.month_hours * self.engineer_hour_cost
+
+    def busy_cost(self, gpu_hours_run: FloatOrArray) -> FloatOrArray:
+        """Owned servers' power above their idle draw for the GPU-hours they run (0 for a lease)."""
+        return gpu_hours_run * self.busy_extra_per_gpu_hour
 
     def lease_ops_hours(self, gpus: float, lease_hours: float) -> float:
         return self.ops_hours * self.ops_units(gpus) * lease_hours / self.month_hours

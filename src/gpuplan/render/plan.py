@@ -28,6 +28,8 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
     if p.offer_bare_metal and p.reserved_gpus and p.lease_per_gpu_hour is not None:
         lines.append(t("plan.sum_lease", lang, r=p.reserved_gpus, price=p.lease_per_gpu_hour * 24, currency=cur,
                        days=p.lease_days_per_month or 0.0, total=c.lease or 0.0))
+    if c.power:
+        lines.append(t("plan.sum_power", lang, total=c.power))
     if c.ops:
         lines.append(t("plan.sum_ops", lang, total=c.ops))
     if p.offer_container and hours is not None and hours.spill > 1e-9:
