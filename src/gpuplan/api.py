@@ -789,7 +789,9 @@ def report(
         rep = audit(audit_files, offer=leased, scenario=scenario if leased else None, catalog=catalog,
                     currency=scen.currency)
         audit_doc = rep.to_json()
-    offers = [{"id": o.id, "gpu": o.gpu, "mode": o.mode, "source": o.source} for o in scen.offers]
+    # a bought server is billed like a lease (mode bare-metal) and carries `owned`: the pack says "buy"
+    offers = [{"id": o.id, "gpu": o.gpu, "mode": "owned" if o.owned is not None else o.mode, "source": o.source}
+              for o in scen.offers]
     runs = [r for g in com.view["gpus"] for r in g["runs"]]
     summary = decision_summary(plan_doc, com.to_json(), runs, offers)
     return DecisionPack(summary=summary, compare=cmp, plan=plan_doc, commit=com, vendors=ven, audit=audit_doc,

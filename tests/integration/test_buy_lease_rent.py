@@ -56,3 +56,12 @@ def test_table_prints_every_item_and_the_break_even(capsys: pytest.CaptureFixtur
     for word in ("capex =", "power =", "colocation", "ops =", "breaks even with renting market-h100 at",
                  "costs less than renting lease-h100 at any hours a day"):
         assert word in out, word
+
+
+def test_the_decision_pack_says_buy_for_bought_servers() -> None:
+    from gpuplan import api
+
+    pack = api.report(Path(__file__).resolve().parents[2] / "examples" / "buy-lease-rent.yaml", paths=200)
+    s = pack.summary
+    assert [(b["offer"], b["cards"]) for b in s["buy"]] == [("own-h100", 8)]
+    assert s["lease"] == [] and all(r["offer"] != "own-h100" for r in s["sign"])
