@@ -124,13 +124,14 @@ class Runtime:
     async def heavy_call(self, c: Call, media: str = "application/json") -> Response:
         """Run `c` in a worker process; past `heavy_timeout_s` (queue included) it is stopped (503)."""
         fut = self.heavy.submit(c)
-        try:
-            await asyncio.wait_for(asyncio.wrap_future(fut), self.settings.heavy_timeout_s)
-        except TimeoutError:  # the wrapped future's cancel reached pebble's: a running call's worker is killed
+        waiting = asyncio.wrap_future(fut)
+        # asyncio.wait, not wait_for: the call's own TimeoutError (pebble's, or a worker wedged on its memory
+        # bound) is the call's outcome for `reply`, not this server's time limit
+        done, _ = await asyncio.wait({waiting}, timeout=self.settings.heavy_timeout_s)
+        if not done:
+            waiting.cancel()  # reaches pebble's future: a running call's worker is killed
             raise err(503, "timeout", f"the request took longer than {self.settings.heavy_timeout_s:g} s",
-                      hint="use a smaller input here, or run the command line.") from None
-        except Exception:  # noqa: S110 - pebble's own timeout or a dead worker: `reply` answers them
-            pass
+                      hint="use a smaller input here, or run the command line.")
         status, body = self.heavy.reply(fut)
         return Response(body, status_code=status, media_type=media if status == 200 else "application/json")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -324,6 +325,7 @@ class HeavyPool:
             self._pool = ProcessPool(max_workers=self.size, initializer=_limit_memory, initargs=(self.memory_bytes,),
                                      context=multiprocessing.get_context("spawn"))
         fut: Future[Reply] = self._pool.schedule(handle, args=(call, self.memory_bytes), timeout=self.timeout_s)
+        fut.gpuplan_started = time.monotonic()  # type: ignore[attr-defined]  # tells pebble's time-out from a wedge
         return fut
 
     def reply(self, fut: Future[Reply]) -> Reply:
@@ -335,13 +337,21 @@ class HeavyPool:
         try:
             return fut.result()
         except FutureTimeout:
-            return 503, error_body("timeout", f"the request took longer than {self.timeout_s:g} s",
-                                   hint="use a smaller input here, or run the command line.")
+            # TimeoutError is also what a worker that wedged on its memory bound ends in (its MemoryError
+            # outside the call, in pebble's own plumbing): only a call that ran its time is a time-out
+            ran = time.monotonic() - getattr(fut, "gpuplan_started", 0.0)
+            if self.timeout_s is not None and ran >= 0.9 * self.timeout_s:
+                return 503, error_body("timeout", f"the request took longer than {self.timeout_s:g} s",
+                                       hint="use a smaller input here, or run the command line.")
+            return self._died()
         except ProcessExpired:
-            limit = f" (memory limit: {self.memory_bytes / 2**20:g} MiB)" if self.memory_bytes > 0 else ""
-            return 503, error_body(
-                "worker", "the engine process stopped before it answered: it may have run out of memory" + limit,
-                hint="use a smaller input here, or run the command line.")
+            return self._died()
+
+    def _died(self) -> Reply:
+        limit = f" (memory limit: {self.memory_bytes / 2**20:g} MiB)" if self.memory_bytes > 0 else ""
+        return 503, error_body(
+            "worker", "the engine process stopped before it answered: it may have run out of memory" + limit,
+            hint="use a smaller input here, or run the command line.")
 
     def workers(self) -> int:
         """Worker processes alive now."""
