@@ -132,3 +132,31 @@ def test_plan_cost_moves_continuously_with_the_network(tmp_path: Path) -> None:
     assert costs[0] == pytest.approx(184_320)  # 10 GbE: containers
     assert costs[-1] == pytest.approx(115_200 * sbs[-1], rel=1e-6)  # the full fabric: the lease
     assert not math.isclose(sbs[0], sbs[-1])
+
+
+def test_overtime_pays_the_lease_ops_per_card_and_plan_stays_within_compare(tmp_path: Path) -> None:
+    # ops 8 h a node-month at 150 USD an hour, spread over the node's 8 cards: 8 x 150 / 720 / 8 = 0.2083 USD
+    # a card-hour beside the 2.5 USD lease, for each of the (s_b - 1) x 46,080 card-hours of overtime
+    text = SCENARIO.format(container="", **ETH).replace("ops: 0h/node-month", "ops: 8h/node-month")
+    path = tmp_path / "ops.yaml"
+    path.write_text(text.replace("currency: USD", "currency: USD\nteam: {engineer_hour_cost: 150}"))
+    (pool,) = api.plan_scenario(str(path))["pools"]
+    s_b = pool["slowdown_bare_metal"]
+    rate = 2.5 + 8 * 150 / 720 / 8
+    assert pool["overtime_per_gpu_hour"] == pytest.approx(rate, rel=1e-4)
+    assert pool["cost_per_month"]["overtime"] == pytest.approx((s_b - 1) * GPU_HOURS * rate, rel=1e-4)
+    assert pool["cost_per_month"]["ops"] == pytest.approx(8 * 8 * 150)  # 8 nodes' ops over the month
+    # compare bills the same lease stretched by s_b: the job's calendar, in whole days, so plan is no dearer
+    bm = _compare_bm(path)["bm"]
+    assert pool["cost_per_month"]["hybrid"] <= bm["cost"]["per_month"] + 1e-6
+    assert pool["cost_per_month"]["hybrid"] == pytest.approx(bm["cost"]["per_month"], rel=2e-3)
+
+
+def test_the_sites_example_plans_no_dearer_than_compare() -> None:
+    # bare metal 1 Gb/s away from the data, 100 Gb/s RoCE a node against the full fabric's 8 x 400 Gb/s: s_b = 4.2
+    root = Path(__file__).resolve().parents[2] / "examples" / "sites-data.yaml"
+    doc = api.plan_scenario(str(root))
+    (pool,) = doc["pools"]
+    assert pool["slowdown_bare_metal"] > 4
+    options = _compare_bm(root)
+    assert doc["cost_per_month"]["hybrid"] <= min(o["cost"]["per_month"] for o in options.values()) + 1e-6

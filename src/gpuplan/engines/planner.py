@@ -209,11 +209,11 @@ class _Pricing:
         return self.stretch * np.maximum(self.work - self.spill(rs, spill), 0.0)
 
     def overtime_rate(self, point: PricePoint) -> float:
-        """A leased card's price per hour plus its ops per card-hour (a flat monthly ops fee adds none)."""
+        """A leased card's price per hour plus its ops per card-hour (ops per node spread over its cards,
+        as the container ops are; a flat monthly ops fee adds none)."""
         if self.lease is None:
             return 0.0
-        ops = self.lease.lease_ops(self.lease.step, 1.0) / self.lease.step if self.lease.ops_per != "month" else 0.0
-        return self.lease.unit_price(point) + ops
+        return self.lease.unit_price(point) + self.lease.ops_per_gpu_hour
 
     def spill(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
         """GPU-hours above the cards at each R: with C signed cards until U, the pool holds max(R, C)
