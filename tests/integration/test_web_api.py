@@ -412,6 +412,12 @@ def test_gpuplan_serve_workers() -> None:
         assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
 
 
+def _listening(port: int) -> int:
+    """How many sockets listen on `port` (Linux: /proc/net/tcp, state 0A)."""
+    rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+    return sum(1 for f in rows if int(f[1].split(":")[1], 16) == port and f[3] == "0A")
+
+
 def _owners(port: int) -> dict[int, int]:
     """How many established connections to `port` each process holds (Linux: /proc/net/tcp gives the
     sockets' inodes, /proc/PID/fd which process holds each)."""
@@ -443,6 +449,12 @@ def test_gpuplan_serve_workers_share_the_connections() -> None:
 
     with gpuplan_serve("--workers", "2") as base:
         port = int(base.rsplit(":", 1)[1])
+        # each process listens once it has warmed up: /api/health answers when the first does
+        for _ in range(600):
+            if _listening(port) == 2:
+                break
+            time.sleep(0.1)
+        assert _listening(port) == 2
         conns = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
         try:
             for c in conns:
