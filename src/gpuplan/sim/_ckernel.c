@@ -798,6 +798,9 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
     void *map = MAP_FAILED;
     size_t maplen = 0, size = 0;
+    void *whole = MAP_FAILED; /* a file within one window: mapped once, for both passes */
+    size_t whole_len = 0;
+    const char *whole_b = NULL;
     int64_t *counts = NULL; /* lines per chunk of every window, from the first pass */
     size_t ncounts = 0, capcounts = 0;
     int fd = -1;
@@ -849,14 +852,22 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     const size_t body = hl ? (size_t)(hl + 1 - (const char *)b) : size;
-    munmap(map, maplen);
+    if ((size_t)(e - b) == size) { /* the first window holds the whole file: both passes read it */
+        whole = map;
+        whole_len = maplen;
+        whole_b = b;
+    } else {
+        munmap(map, maplen);
+    }
     map = MAP_FAILED;
     chunk_t chunks[MAX_THREADS];
     int64_t lines = 0;
     /* pass 1: count the lines (and refuse quotes), window by window */
     for (size_t pos = body; pos < size;) {
-        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
-        if (map == MAP_FAILED) {
+        if (whole != MAP_FAILED) {
+            b = whole_b + pos;
+            e = whole_b + size;
+        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
@@ -882,7 +893,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             lines += chunks[i].lines;
         }
         pos += (size_t)(e - b);
-        munmap(map, maplen);
+        if (map != MAP_FAILED) munmap(map, maplen);
         map = MAP_FAILED;
     }
     if (max_rows >= 0 && lines > max_rows) { /* past the limit: the count, and no columns */
@@ -901,8 +912,10 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     int64_t r0 = 0;
     size_t k = 0;
     for (size_t pos = body; pos < size;) {
-        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
-        if (map == MAP_FAILED) {
+        if (whole != MAP_FAILED) {
+            b = whole_b + pos;
+            e = whole_b + size;
+        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
@@ -930,7 +943,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             }
         }
         pos += (size_t)(e - b);
-        munmap(map, maplen);
+        if (map != MAP_FAILED) munmap(map, maplen);
         map = MAP_FAILED;
     }
     if (r0 != lines) {
@@ -942,6 +955,7 @@ done:
     Py_XDECREF(arrays);
     free(counts);
     if (map != MAP_FAILED) munmap(map, maplen);
+    if (whole != MAP_FAILED) munmap(whole, whole_len);
     if (fd >= 0) close(fd);
     Py_DECREF(path_obj);
     return result;
