@@ -192,20 +192,17 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                double wait_s, int best_effort, double *start, unsigned char *burst, spot_t *S) {
     int rc = -1;
     int64_t size = 1, nsize = 1, total_need = 0;
-    int64_t *need = NULL, *tree_a = NULL, *tree_b = NULL, *node_tree = NULL, *freev = NULL, *node_of = NULL;
+    int64_t *tree_a = NULL, *tree_b = NULL, *node_tree = NULL, *freev = NULL, *node_of = NULL;
     int64_t *mstart = NULL, *mbuf = NULL, *heap_j = NULL;
     double *heap_t = NULL;
     unsigned char *queued = NULL;
 
-    need = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-    if (!need) goto done;
+/* Whole nodes job j needs: 0 for a job within one node; with no reserved pool (a spot tier only) 1,
+ * more than the pool has, so every job leaves on arrival. Computed where used (no array of n). */
+#define NEED(j) (nodes == 0 ? 1 : u[j] > node_cap ? (u[j] + node_cap - 1) / node_cap : 0)
     for (int64_t j = 0; j < n; j++) {
-        if (nodes == 0) { /* no reserved pool (a spot tier only): every job leaves on arrival */
-            need[j] = 1;
-        } else if (u[j] > node_cap) {
-            need[j] = (u[j] + node_cap - 1) / node_cap;
-            if (need[j] <= nodes) total_need += need[j];
-        }
+        int64_t k = NEED(j);
+        if (k > 0 && nodes > 0 && k <= nodes) total_need += k;
     }
     while (size < n && best_effort) size <<= 1; /* the queue trees serve only best-effort passes */
     while (nsize < nodes) nsize <<= 1;
@@ -213,13 +210,14 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
     tree_b = malloc(sizeof(int64_t) * 2 * (size_t)size);
     node_tree = malloc(sizeof(int64_t) * 2 * (size_t)nsize);
     freev = malloc(sizeof(int64_t) * (size_t)(nodes > 0 ? nodes : 1));
-    node_of = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    node_of = nodes > 1 ? malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1)) : NULL; /* one node: always 0 */
     mstart = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
     mbuf = malloc(sizeof(int64_t) * (size_t)(total_need > 0 ? total_need : 1));
     queued = calloc((size_t)(n > 0 ? n : 1), 1);
     heap_t = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     heap_j = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-    if (!tree_a || !tree_b || !node_tree || !freev || !node_of || !mstart || !mbuf || !queued || !heap_t || !heap_j)
+    if (!tree_a || !tree_b || !node_tree || !freev || (nodes > 1 && !node_of) || !mstart || !mbuf || !queued ||
+        !heap_t || !heap_j)
         goto done;
     for (int64_t k = 0; k < 2 * size; k++) tree_a[k] = tree_b[k] = BIG;
     for (int64_t k = 0; k < 2 * nsize; k++) node_tree[k] = -1;
@@ -227,7 +225,6 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         freev[x] = node_cap;
         set_max(node_tree, nsize, x, node_cap);
     }
-    for (int64_t j = 0; j < n; j++) node_of[j] = -1;
 
     int64_t n_empty = nodes, mtop = 0, hn = 0, i = 0, h = 0;
     const int finite_wait = wait_s < INFINITY;
@@ -269,14 +266,14 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 heap_t[p] = lt;
                 heap_j[p] = lj;
             }
-            if (need[j] == 0) {
-                int64_t x = node_of[j];
+            if (NEED(j) == 0) {
+                int64_t x = node_of ? node_of[j] : 0;
                 if (freev[x] == node_cap) n_empty--;
                 freev[x] += u[j];
                 if (freev[x] == node_cap) n_empty++;
                 set_max(node_tree, nsize, x, freev[x]);
             } else {
-                for (int64_t q = mstart[j]; q < mstart[j] + need[j]; q++) {
+                for (int64_t q = mstart[j], qe = mstart[j] + NEED(j); q < qe; q++) {
                     int64_t x = mbuf[q];
                     freev[x] = node_cap;
                     n_empty++;
@@ -286,15 +283,15 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         }
         /* 2. arrivals */
         while (i < n && s[i] <= t) {
-            if (need[i] > nodes) {
+            if (NEED(i) > nodes) {
                 to_elastic(S, u, i, t, start, burst);
             } else {
                 queued[i] = 1;
                 if (best_effort) {
-                    if (need[i] == 0)
+                    if (NEED(i) == 0)
                         set_min(tree_a, size, i, u[i]);
                     else
-                        set_min(tree_b, size, i, need[i]);
+                        set_min(tree_b, size, i, NEED(i));
                 }
             }
             i++;
@@ -309,7 +306,7 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                     if (h >= i || s[h] + wait_s > t) break;
                     queued[h] = 0;
                     if (best_effort) {
-                        if (need[h] == 0)
+                        if (NEED(h) == 0)
                             set_min(tree_a, size, h, BIG);
                         else
                             set_min(tree_b, size, h, BIG);
@@ -334,9 +331,9 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 } else {
                     while (h < i && !queued[h]) h++;
                     if (h < i) {
-                        if (need[h] == 0) {
+                        if (NEED(h) == 0) {
                             if (u[h] <= node_tree[1]) j = h;
-                        } else if (need[h] <= n_empty) {
+                        } else if (NEED(h) <= n_empty) {
                             j = h;
                         }
                     }
@@ -345,21 +342,21 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 /* start j at t */
                 queued[j] = 0;
                 if (best_effort) {
-                    if (need[j] == 0)
+                    if (NEED(j) == 0)
                         set_min(tree_a, size, j, BIG);
                     else
                         set_min(tree_b, size, j, BIG);
                 }
-                if (need[j] == 0) {
+                if (NEED(j) == 0) {
                     int64_t x = leftmost_ge(node_tree, nsize, u[j]);
                     if (freev[x] == node_cap) n_empty--;
                     freev[x] -= u[j];
                     if (freev[x] == node_cap) n_empty++;
                     set_max(node_tree, nsize, x, freev[x]);
-                    node_of[j] = x;
+                    if (node_of) node_of[j] = x;
                 } else {
                     mstart[j] = mtop;
-                    for (int64_t k = 0; k < need[j]; k++) {
+                    for (int64_t k = 0, ke = NEED(j); k < ke; k++) {
                         int64_t x = leftmost_ge(node_tree, nsize, node_cap);
                         freev[x] = 0;
                         n_empty--;
@@ -388,7 +385,6 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
     }
     rc = 0;
 done:
-    free(need);
     free(tree_a);
     free(tree_b);
     free(node_tree);
@@ -401,6 +397,7 @@ done:
     free(heap_j);
     return rc;
 }
+#undef NEED
 
 static int check(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (b->len != n * itemsize) {
