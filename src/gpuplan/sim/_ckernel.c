@@ -1020,8 +1020,9 @@ static double select_kth(double *a, int64_t n, int64_t k) {
 
 /* np.percentile(a, q) with the default (linear) method, for 0 <= q <= 100 and a without NaN: the
  * virtual index (n - 1) * (q / 100), its floor and the next (the last value past the end), and numpy's
- * `_lerp`. `*known`/`known_k`: an order statistic already selected (-1: none); a[..known_k] are then
- * at most it, so later selections look only above it. */
+ * `_lerp`. The floor's value is selected, the next is the least above it. `*known_k`: the index
+ * selected last (-1: none); a[..known_k] are at most a[known_k], so a later selection above it looks
+ * only above it. */
 static double percentile(double *a, int64_t n, double q, int64_t *known_k) {
     double vi = (double)(n - 1) * (q / 100.0);
     double prev_f = floor(vi);
@@ -1031,23 +1032,23 @@ static double percentile(double *a, int64_t n, double q, int64_t *known_k) {
         prev_f = -1.0; /* numpy's index -1: gamma = vi - (-1) */
     }
     double gamma = vi - prev_f;
-    double vals[2];
-    int64_t ks[2] = {prev, next};
-    for (int w = 0; w < 2; w++) {
-        int64_t k = ks[w], base = *known_k + 1;
-        if (w == 1 && next == prev) {
-            vals[1] = vals[0];
-            continue;
-        }
-        if (k < base) { /* below what was selected before: select again over the whole array */
-            base = 0;
-        }
-        vals[w] = select_kth(a + base, n - base, k - base);
-        *known_k = k;
+    double lo;
+    if (prev == *known_k) {
+        lo = a[prev];
+    } else {
+        int64_t base = prev > *known_k ? *known_k + 1 : 0;
+        lo = select_kth(a + base, n - base, prev - base);
+        *known_k = prev;
     }
-    double diff = vals[1] - vals[0];
-    double r = vals[0] + diff * gamma;
-    if (gamma >= 0.5) r = vals[1] - diff * (1 - gamma);
+    double hi = lo;
+    if (next != prev) { /* the (prev + 1)-th order statistic: the least of a[prev + 1..] */
+        hi = a[prev + 1];
+        for (int64_t j = prev + 2; j < n; j++)
+            if (a[j] < hi) hi = a[j];
+    }
+    double diff = hi - lo;
+    double r = lo + diff * gamma;
+    if (gamma >= 0.5) r = hi - diff * (1 - gamma);
     return r;
 }
 
@@ -1227,7 +1228,7 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
     double slowdown;
     if (!PyArg_ParseTuple(args, "y*y*y*y*y*d", &bs, &bd, &bg, &bst, &bb, &slowdown)) return NULL;
     PyObject *out = NULL;
-    double *tmp = NULL;
+    double *tmp = NULL, *gh = NULL;
     Py_ssize_t n = bs.len / (Py_ssize_t)sizeof(double);
     if (check(&bs, sizeof(double), n, "submit") || check(&bd, sizeof(double), n, "duration") ||
         check(&bg, sizeof(double), n, "gpus") || check(&bst, sizeof(double), n, "start") ||
@@ -1235,44 +1236,48 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     const double *s = bs.buf, *d = bd.buf, *g = bg.buf, *st = bst.buf;
     const unsigned char *b = bb.buf;
-    tmp = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!tmp) {
+    size_t m1 = (size_t)(n > 0 ? n : 1);
+    tmp = malloc(sizeof(double) * m1);
+    gh = malloc(sizeof(double) * m1);
+    if (!tmp || !gh) {
         PyErr_NoMemory();
         goto done;
     }
     double total_h, reserved_h, burst_h, mean = 0, p50 = 0, p95 = 0, maxw = 0, span_h = 0, calendar_h = 0;
     long long bursts = 0;
     Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < n; j++) gh[j] = g[j] * d[j] / 3600.0; /* gh = gpus x duration; gh /= 3600 */
     int64_t m = 0;
-    for (Py_ssize_t j = 0; j < n; j++) /* gh = gpus x duration / 3600, of the reserved jobs */
-        if (!b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
+    for (Py_ssize_t j = 0; j < n; j++) /* gh[~b] */
+        if (!b[j]) tmp[m++] = gh[j];
     reserved_h = np_sum(tmp, m);
     m = 0;
-    for (Py_ssize_t j = 0; j < n; j++)
-        if (b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
+    for (Py_ssize_t j = 0; j < n; j++) /* gh[b] */
+        if (b[j]) tmp[m++] = gh[j];
     bursts = (long long)m;
     burst_h = np_sum(tmp, m) * slowdown;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        double gh = g[j] * d[j] / 3600.0;
-        tmp[j] = b[j] ? gh * slowdown : gh;
+    if (slowdown == 1.0) { /* gh x 1 is gh: the same sum */
+        total_h = np_sum(gh, n);
+    } else {
+        for (Py_ssize_t j = 0; j < n; j++) tmp[j] = b[j] ? gh[j] * slowdown : gh[j];
+        total_h = np_sum(tmp, n);
     }
-    total_h = np_sum(tmp, n);
     if (n > 0) {
-        double lo = s[0], end_max = -INFINITY, cal_max = -INFINITY;
+        double lo = s[0], end_max = -INFINITY, cal_max = -INFINITY, wmax = -INFINITY;
         for (Py_ssize_t j = 0; j < n; j++) {
             double e = (b[j] ? d[j] * slowdown : d[j]) + st[j];
             double c = s[j] + d[j];
+            double w = (st[j] - s[j]) / 3600.0;
             if (s[j] < lo) lo = s[j];
             if (e > end_max) end_max = e;
             if (c > cal_max) cal_max = c;
-            tmp[j] = (st[j] - s[j]) / 3600.0;
+            if (w > wmax) wmax = w;
+            tmp[j] = w;
         }
         span_h = (end_max - lo) / 3600.0;
         calendar_h = (cal_max - lo) / 3600.0;
         mean = np_sum(tmp, n) / (double)n;
-        maxw = tmp[0];
-        for (Py_ssize_t j = 1; j < n; j++)
-            if (tmp[j] > maxw) maxw = tmp[j];
+        maxw = wmax;
         int64_t known = -1;
         p50 = percentile(tmp, n, 50.0, &known);
         p95 = percentile(tmp, n, 95.0, &known);
@@ -1282,6 +1287,7 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
                         bursts);
 done:
     free(tmp);
+    free(gh);
     PyBuffer_Release(&bs);
     PyBuffer_Release(&bd);
     PyBuffer_Release(&bg);
