@@ -41,7 +41,11 @@ class LazyModule(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_lazy_"):
             raise AttributeError(attr)
-        return getattr(self._lazy_import(), attr)
+        value = getattr(self._lazy_import(), attr)
+        # kept on the stand-in, so the next read is a plain attribute read, not this call (hot loops read
+        # `yaml.MappingNode` or `np.float64` hundreds of times a request)
+        setattr(self, attr, value)
+        return value
 
     def __dir__(self) -> list[str]:
         return dir(self._lazy_import())

@@ -143,3 +143,26 @@ def test_past_the_limit_a_summary_first_and_details_on_request(tmp_path: Path, c
     assert main(["compare", str(path)]) == 0
     few = capsys.readouterr().out
     assert few.count("Break-even:") == DETAILS_AT_MOST and "--details" not in few
+
+
+def test_a_fraction_of_a_card_is_stated_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`gpus: 0.5` is half a card in the JSON and the table (it was written as 1: the engine holds one card
+    and a share of 0.5); whole cards stay whole numbers."""
+    from gpuplan import api
+
+    path = tmp_path / "half.yaml"
+    path.write_text(
+        "version: 1\ncurrency: USD\noffers:\n"
+        "  - {id: ct, mode: container, gpu: h100-sxm, price: {amount: 2.0, per: gpu-hour}, sharing: mps}\n"
+        "workloads:\n"
+        "  - {id: half, kind: inference, gpu: h100-sxm, gpus: 0.5, hours_per_day: 24, duration: 30d}\n"
+        "  - {id: whole, kind: inference, gpu: h100-sxm, gpus: 2, hours_per_day: 24, duration: 30d}\n",
+        encoding="utf-8")
+    assert main(["compare", str(path), "-o", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [w["gpus"] for w in printed["workloads"]] == [0.5, 2]
+    assert isinstance(printed["workloads"][1]["gpus"], int)
+    validated = api.compare(path).document("en").model_dump(mode="json", by_alias=True, exclude_unset=True)
+    assert [w["gpus"] for w in validated["workloads"]] == [0.5, 2]
+    assert main(["compare", str(path)]) == 0
+    assert "0.5 × h100-sxm" in capsys.readouterr().out

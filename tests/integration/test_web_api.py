@@ -412,6 +412,50 @@ def test_gpuplan_serve_workers() -> None:
         assert time.perf_counter() - t0 < 20 * 0.04, "responses wait for delayed ACKs (no TCP_NODELAY)"
 
 
+def _owners(port: int) -> dict[int, int]:
+    """How many established connections to `port` each process holds (Linux: /proc/net/tcp gives the
+    sockets' inodes, /proc/PID/fd which process holds each)."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        f = line.split()
+        if int(f[1].split(":")[1], 16) == port and f[3] == "01":  # local port; 01: ESTABLISHED
+            inodes.add(f[9])
+    owners: dict[int, int] = {}
+    for pid_dir in Path("/proc").iterdir():
+        if not pid_dir.name.isdigit() or int(pid_dir.name) == os.getpid():
+            continue
+        try:
+            links = [os.readlink(fd) for fd in (pid_dir / "fd").iterdir()]
+        except OSError:
+            continue
+        n = sum(1 for link in links if link.startswith("socket:[") and link[8:-1] in inodes)
+        if n:
+            owners[int(pid_dir.name)] = n
+    return owners
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SO_REUSEPORT spreading is Linux's")
+def test_gpuplan_serve_workers_share_the_connections() -> None:
+    """`--workers 2`: 100 connections opened at once land on both processes about evenly (a socket each,
+    SO_REUSEPORT). With one shared listening socket the first process to wake took most of them (1/49 and
+    7/43 of 50 were seen), and its queue set everyone's tail latency."""
+    import socket
+
+    with gpuplan_serve("--workers", "2") as base:
+        port = int(base.rsplit(":", 1)[1])
+        conns = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
+        try:
+            for c in conns:
+                c.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            for c in conns:
+                assert c.recv(64).startswith(b"HTTP/1.1 200")
+            owners = _owners(port)
+        finally:
+            for c in conns:
+                c.close()
+    assert len(owners) == 2 and min(owners.values()) >= 30, owners  # binomial(100, 1/2) < 30: p ~ 3e-5
+
+
 def test_heavy_workers_under_the_gpuplan_script_do_not_import_the_cli(tmp_path: Path) -> None:
     """`gpuplan serve` runs as the `gpuplan` script, whose top imports the CLI; spawned workers re-import the
     parent's `__main__` unless told otherwise (`server._workers_spawn_cleanly`). A script like it, then a

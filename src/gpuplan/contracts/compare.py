@@ -161,7 +161,7 @@ class BreakEven(Record):
 class CompareWorkload(Record):
     id: str
     kind: Literal["training", "fine-tuning", "experiment", "inference"]
-    gpus: Int
+    gpus: Int | float = Field(description="Whole cards, or the fraction of one card (0.5) of work that shares it.")
     gpu: list[str] = Field(description="The GPUs the workload accepts (catalog ids; work is defined on the first).")
     warnings: list[CompareWarning]
     options: list[CompareOption]

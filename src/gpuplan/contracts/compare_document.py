@@ -132,7 +132,7 @@ def _workload(adv: WorkloadAdvice, s: Any, lang: str, explain: bool) -> dict[str
     return {
         "id": w.id,
         "kind": w.kind,
-        "gpus": w.gpus,
+        "gpus": w.gpus_stated,
         "gpu": list(w.gpus_allowed),
         "warnings": _warn(adv.warnings, lang),
         "options": options,

@@ -191,6 +191,7 @@ class NameIndex:
         """`known`: catalog id -> extra names (its display name, `match` strings). When given,
         only ids in it resolve (the table's other ids are left out)."""
         self._exact: dict[str, dict[str, tuple[str, str | None]]] = {}  # key -> id -> (alias, assumed)
+        self._seen: dict[str, Resolved] = {}  # names resolved before: a server parses the same few per request
         self.ids: set[str] = set(known) if known is not None else set(BY_ID)
 
         def add(gpu_id: str, alias: str, assumed: str | None = None) -> None:
@@ -212,6 +213,14 @@ class NameIndex:
 
     def resolve(self, name: str) -> Resolved:
         """The one id `name` stands for, or GpuNameError (ambiguous: the choices; unknown: the closest)."""
+        hit = self._seen.get(name) if isinstance(name, str) else None
+        if hit is None:
+            hit = self._resolve(name)
+            if isinstance(name, str) and len(self._seen) < 4096:
+                self._seen[name] = hit
+        return hit
+
+    def _resolve(self, name: str) -> Resolved:
         key = name_key(str(name))
         if not key:
             raise GpuNameError("an empty GPU name", "write a GPU such as H100 or ascend-910b "

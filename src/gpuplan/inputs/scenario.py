@@ -143,8 +143,10 @@ def _compose(text: str) -> tuple[Any, Any]:
     try:
         node = loader.get_single_node()
         # Aliases can make a small file expand to billions of values ("billion laughs"): refuse
-        # before anything walks the expanded tree.
-        n = expanded_size(node)
+        # before anything walks the expanded tree. Without an alias (`*name`) a document holds at most
+        # one value per character and two more (`?` is a mapping, its key and its value), so a shorter
+        # text needs no count.
+        n = expanded_size(node) if ("*" in text or len(text) + 2 > MAX_EXPANDED_VALUES) else 0
         if n > MAX_EXPANDED_VALUES:
             raise _TooBig(n, distinct_size(node))
         data = loader.construct_document(node) if node is not None else None

@@ -466,6 +466,11 @@ class Workload:
         return self.gpus * self.share
 
     @property
+    def gpus_stated(self) -> float:
+        """`gpus` as the scenario states it: whole cards, or the fraction of one card (0.5)."""
+        return self.share if self.share < 1 else self.gpus
+
+    @property
     def end_hours(self) -> float:
         """Hours from the scenario's start to the end of the workload's schedule."""
         return self.start_hours + self.duration_hours

@@ -225,7 +225,7 @@ def _compare_context(result: Any, lang: str) -> dict[str, Any]:
             {
                 "j": wj,
                 "kind": w.kind,
-                "gpus": w.gpus,
+                "gpus": w.gpus_stated,
                 "gpu": "/".join(w.gpus_allowed),
                 "hours_per_day": w.hours_per_day,
                 "duration_days": w.duration_days,
