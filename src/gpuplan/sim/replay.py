@@ -42,6 +42,11 @@ Where the extension could not be built (no C compiler or Python headers), `repla
 reference: the same answers, slower (measured on the openb trace x10, 62,030 jobs: strict FIFO
 0.15-0.3 CPU s, best-effort 0.5 s; a best-effort pass scans the whole queue, so deep best-effort
 queues grow with its length squared).
+
+The same pairing holds before and after the loop: `Jobs.from_trace` (numpy over the readers' `Trace`)
+and `_ckernel.prepare_jobs` (over the C reader's columns, `read_jobs`) prepare the same jobs;
+`summary_reference` (numpy) and `_ckernel.summary` compute the same numbers, bit for bit. With the
+extension a plain CSV trace is read, replayed and summed without numpy.
 """
 
 from __future__ import annotations
