@@ -1228,7 +1228,7 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
     double slowdown;
     if (!PyArg_ParseTuple(args, "y*y*y*y*y*d", &bs, &bd, &bg, &bst, &bb, &slowdown)) return NULL;
     PyObject *out = NULL;
-    double *tmp = NULL, *gh = NULL;
+    double *tmp = NULL;
     Py_ssize_t n = bs.len / (Py_ssize_t)sizeof(double);
     if (check(&bs, sizeof(double), n, "submit") || check(&bd, sizeof(double), n, "duration") ||
         check(&bg, sizeof(double), n, "gpus") || check(&bst, sizeof(double), n, "start") ||
@@ -1238,30 +1238,28 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
     const unsigned char *b = bb.buf;
     size_t m1 = (size_t)(n > 0 ? n : 1);
     tmp = malloc(sizeof(double) * m1);
-    gh = malloc(sizeof(double) * m1);
-    if (!tmp || !gh) {
+    if (!tmp) {
         PyErr_NoMemory();
         goto done;
     }
     double total_h, reserved_h, burst_h, mean = 0, p50 = 0, p95 = 0, maxw = 0, span_h = 0, calendar_h = 0;
     long long bursts = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t j = 0; j < n; j++) gh[j] = g[j] * d[j] / 3600.0; /* gh = gpus x duration; gh /= 3600 */
+    /* gh = gpus x duration; gh /= 3600 (computed where used: one array of n fewer to allocate) */
     int64_t m = 0;
     for (Py_ssize_t j = 0; j < n; j++) /* gh[~b] */
-        if (!b[j]) tmp[m++] = gh[j];
+        if (!b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
     reserved_h = np_sum(tmp, m);
     m = 0;
     for (Py_ssize_t j = 0; j < n; j++) /* gh[b] */
-        if (b[j]) tmp[m++] = gh[j];
+        if (b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
     bursts = (long long)m;
     burst_h = np_sum(tmp, m) * slowdown;
-    if (slowdown == 1.0) { /* gh x 1 is gh: the same sum */
-        total_h = np_sum(gh, n);
-    } else {
-        for (Py_ssize_t j = 0; j < n; j++) tmp[j] = b[j] ? gh[j] * slowdown : gh[j];
-        total_h = np_sum(tmp, n);
+    for (Py_ssize_t j = 0; j < n; j++) { /* gh x slowdown where burst, else gh (x 1 is gh) */
+        double gh = g[j] * d[j] / 3600.0;
+        tmp[j] = b[j] && slowdown != 1.0 ? gh * slowdown : gh;
     }
+    total_h = np_sum(tmp, n);
     if (n > 0) {
         double lo = s[0], end_max = -INFINITY, cal_max = -INFINITY, wmax = -INFINITY;
         for (Py_ssize_t j = 0; j < n; j++) {
@@ -1287,7 +1285,6 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
                         bursts);
 done:
     free(tmp);
-    free(gh);
     PyBuffer_Release(&bs);
     PyBuffer_Release(&bd);
     PyBuffer_Release(&bg);
