@@ -24,11 +24,19 @@ def test_seed_hybrid_numbers() -> None:
     placements = {a["workload"]: a["placement"] for a in data["assignments"]}
     assert placements == {"core-training": "bare-metal", "experiments": "container"}
     cost = data["cost_per_month"]
-    # the article's sums, plus the containers' expected re-run work after interruptions (Llama 3's rate:
-    # 4 GPUs, 1 h checkpoints -> x 1.00004, 0.06 CNY a month)
-    assert cost["hybrid"] == pytest.approx(25_500, rel=1e-5)
+    # the article's sums, plus the expected re-run work after interruptions (Llama 3's rate, 0.000474 per
+    # GPU-day; 1 h checkpoints: k = 1 + rate x gpus x 1 h / 48 h) on both offers, as compare bills it:
+    # containers x 1.00004 (0.06 CNY a month); on the lease s_b = the GPU-hour-weighted k of the pool's work,
+    # 1 + 0.000474 / 48 x (4 x 2,880 + 2 x 150) / 3,030 = 1.0000385, so the 2,880 GPU-hours the 4 cards serve
+    # run 0.111 card-hours longer: lease overtime 0.111 x 200 / 24 = 0.92 CNY a month
+    k_bm = 1 + 0.000474 / 48 * (4 * 2880 + 2 * 150) / 3030
+    overtime = (k_bm - 1) * 2880 * 200 / 24
+    assert pool["slowdown_bare_metal"] == pytest.approx(k_bm, abs=1e-4)
+    assert pool["cost_per_month"]["overtime"] == pytest.approx(overtime, abs=0.01)
+    assert cost["hybrid"] == pytest.approx(24_000 + 1_500 * (1 + 0.000474 * 4 / 48) + overtime, abs=0.02)
     assert cost["hybrid"] < cost["all_bare_metal"] and cost["hybrid"] < cost["all_container"]
-    assert cost["all_bare_metal"] == pytest.approx(36_000)  # 6 cards at the peak
+    # 6 cards at the peak, and the pool's 3,030 GPU-hours x (s_b - 1) of overtime
+    assert cost["all_bare_metal"] == pytest.approx(36_000 + (k_bm - 1) * 3030 * 200 / 24, abs=0.02)
     assert cost["all_container"] == pytest.approx(4 * 720 * 10 + 1_500, rel=1e-4)
 
 
@@ -36,7 +44,7 @@ def test_seed_hybrid_states_the_real_sum(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["plan", str(HYBRID)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "4 cards × 200.00 CNY/card-day × 30.00 paid days a month = 24,000" in out
-    assert "= 1,500" in out and "25,500 CNY a month" in out
+    assert "= 1,500" in out and "25,501 CNY a month" in out  # 25,500.98: the lease overtime of its re-run work
 
 
 def test_json_contract() -> None:

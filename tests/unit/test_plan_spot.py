@@ -63,8 +63,14 @@ def test_sweeps_go_to_spot_and_the_training_stays_on_the_lease(tmp_path: Path) -
     assert used == pytest.approx(3520 * s * factor, rel=2e-3)
     assert spot["lost_gpu_hours_per_month"] == pytest.approx(used * (1 - 1 / factor), rel=2e-3)
     assert pool["cost_per_month"]["spot"] == pytest.approx(used * 2.064, rel=1e-6)
+    # the leased cards run the training s_b times as long (the offer states no network: compare's assumed
+    # cluster network, slower than the reference fabric): 64 x 720 GPU-hours x (s_b - 1) of lease overtime
+    s_b = pool["slowdown_bare_metal"]
+    assert s_b > 1.1
+    assert pool["cost_per_month"]["overtime"] == pytest.approx(64 * 720 * (s_b - 1) * 110 / 24, rel=1e-3)
     assert pool["cost_per_month"]["hybrid"] == pytest.approx(
-        pool["cost_per_month"]["lease"] + pool["cost_per_month"]["spot"] + pool["cost_per_month"]["spill"], rel=1e-9)
+        pool["cost_per_month"]["lease"] + pool["cost_per_month"]["spot"] + pool["cost_per_month"]["spill"]
+        + pool["cost_per_month"]["overtime"], rel=1e-9)
     # reclaims: (e^0.05 - 1) per 0.5 h segment of 2-node work
     assert spot["preemptions_per_month"] == pytest.approx(3520 / 16 * s / 0.5 * math.expm1(0.05), rel=2e-3)
 

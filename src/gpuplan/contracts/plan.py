@@ -48,12 +48,17 @@ class PoolCostPerMonth(OpenRecord):
     power: Money | None = Field(default=None, description=(
         "Owned servers (`mode: owned`): their power above the idle draw while they serve work; `lease` holds "
         "their capex, colocation and idle power (absent for a leased pool)."))
+    overtime: Money | None = Field(default=None, description=(
+        "Lease overtime (in `hybrid`): the leased cards run the work they serve slowdown_bare_metal times as "
+        "long; the (slowdown_bare_metal - 1) x served GPU-hours extra, at `overtime_per_gpu_hour` (the cards "
+        "held longer, as `compare` stretches a bare-metal lease by its slowdown; absent when none)."))
 
 
 class Marginal(Record):
     ratio: float | None = Field(
-        description="Lease price over container price x slowdown: a leased card pays when busy a larger "
-        "share of hours than this."
+        description="Lease price over what a busy card saves an hour: container price x container_slowdown "
+        "- (slowdown_bare_metal - 1) x overtime_per_gpu_hour. A leased card pays when busy a larger share "
+        "of hours than this."
     )
     share_above_reserved_minus_step: float | None = Field(description="Share of hours demand exceeds R - step.")
     share_above_reserved: float | None = Field(description="Share of hours demand exceeds R.")
@@ -62,6 +67,9 @@ class Marginal(Record):
 class PoolGpuHours(Record):
     spill: float = Field(ge=0, description="Dedicated GPU-hours a month above the leased cards, run in containers.")
     elastic: float = Field(ge=0, description="Dedicated GPU-hours a month of elastic work, run in containers.")
+    bare_metal: float | None = Field(default=None, ge=0, description=(
+        "GPU-hours a month the leased cards run the pool's work: its dedicated GPU-hours there x "
+        "`slowdown_bare_metal` (compare's GPU-hours used on that offer; absent in older plans)."))
 
 
 class SpotTier(Record):
@@ -88,7 +96,16 @@ class PlanPool(Record):
     reserved_utilization: float | None
     reserved_gpus_low: Count = Field(description="The optimum at the low end of the price ranges.")
     reserved_gpus_high: Count = Field(description="The optimum at the high end of the price ranges.")
-    container_slowdown: float | None
+    container_slowdown: float | None = Field(description=(
+        "s_c: the pool's work in containers against ideal dedicated bare metal with a full fabric "
+        "(`compare`'s `time.slowdown`, rework after interruptions included), weighted by GPU-hours."))
+    slowdown_bare_metal: float | None = Field(default=None, description=(
+        "s_b: the same work on the bare-metal offer, against the same reference (its own GPU links and "
+        "network: a slow one costs time on bare metal too; null without a bare-metal offer, absent in older "
+        "plans). The leased cards run what they serve s_b times as long (`cost_per_month.overtime`)."))
+    overtime_per_gpu_hour: float | None = Field(default=None, description=(
+        "A card-hour of lease overtime: the lease's price + its ops per card-hour (mid; absent without a "
+        "bare-metal offer)."))
     cost_per_month: PoolCostPerMonth
     lease_hours: float | None = Field(default=None, description=(
         "Paid hours of the lease over the horizon (absent in older plans)."))

@@ -4,9 +4,22 @@ Per GPU type (a workload's first GPU):
 - pool demand = workloads that may use the pool (all but `elastic` ones); pinned demand = those that
   require bare metal (`compliance`, `custom-driver`), so R >= their peak;
 - R* = `pool.size_pool` over every candidate R (whole nodes when the bare-metal offer leases nodes);
+- every offer runs the work at its own slowdown against ideal dedicated bare metal with a full fabric
+  (`models.perf`, as `compare` times it): s_b on the bare-metal offer, s_c on the container one, each the
+  GPU-hour-weighted `pricing.pool_slowdown` of the pool's (non-elastic) work, rework after interruptions
+  included (compare's GPU-hours used over the scheduled ones on that offer: compare bills rework on bare
+  metal too). The leased cards hold the work at its width (a job of g GPUs takes g cards) and run it
+  s_b times as long: the s_b - 1 extra card-hours of every dedicated GPU-hour they serve are lease
+  overtime, paid at the lease's price and ops per card-hour (the cards held longer, as `compare` stretches
+  a bare-metal lease by the slowdown). With served(R) = sum_t min(d_t, R) and spill(R) = sum_t max(0, d_t - R):
+      cost(R) = lease(R) + ops(R) + (s_b - 1) x served(R) x (lease price + ops per card-hour)
+                + spill(R) x s_c x (container price + ops)
+  so a dedicated GPU-hour costs s_b x the lease per card-hour on busy cards and s_c x the container's in
+  containers (s_c / s_b container GPU-hours a leased-card GPU-hour), and no s_b moves R by a jump: cards
+  are never added for the stretch itself (s_b = 1: the plan before issue 24);
 - money comes from `gpuplan.models.tariff` (the one money model compare and simulate use too): the lease is
   billed in whole nodes when leased by the node, ops per whole node over the lease, spill at the
-  container price (and ops) x the GPU-hour-weighted container slowdown (`pricing.pool_slowdown`);
+  container price (and ops) x s_c, as above;
 - elastic demand always runs in containers;
 - assignments: each hour the pool serves pinned work first, then workloads by steadiness (share of
   the horizon they run, highest first: core training before experiments); a workload served >= 99%
@@ -14,8 +27,8 @@ Per GPU type (a workload's first GPU):
   for it), else `split`. With a demand CSV the per-GPU demand is shared among that GPU's workloads in
   proportion to their `gpus` (one workload: all of it); a workload kept on its own schedule (no rows
   in the CSV for its GPU) has its own curve;
-- all-bare-metal leases the peak of all demand; all-container runs everything in containers (both
-  for comparison, ignoring hard rules);
+- all-bare-metal leases the peak of all demand and pays (s_b - 1) x its GPU-hours as lease overtime;
+  all-container runs everything in containers at s_c (both for comparison, ignoring hard rules);
 - schedules are a project: the lease runs from hand-over (setup) to the end of the pool's longest
   schedule, at least its min_term (a 90-day term for 30 days of work is paid for 90 days), and one-off
   setup labour is paid once for the pool and once per workload that runs in containers; per month
@@ -27,9 +40,10 @@ Per GPU type (a workload's first GPU):
   (autoscaled work keeps its container tier), not inference (serving keeps capacity that stays), and
   spot finishes it (`models.preemption`). It goes to spot when a GPU-hour of its work costs less there,
   lost work included, than in on-demand containers and than a fully used leased card:
-      m_spot x (spot price + ops) < min(m_ct x (container price + ops), lease price per GPU-hour)
+      m_spot x (spot price + ops) < min(m_ct x (container price + ops), m_bm x lease price per GPU-hour)
   with m = compare's GPU-hours used on that offer over the workload's scheduled GPU-hours (slowdown,
-  interruptions and, on spot, the work reclaims throw away). The spot tier S is the spot work's peak
+  interruptions and, on spot, the work reclaims throw away; m_bm on the bare-metal offer: the lease's
+  price per dedicated GPU-hour of that work). The spot tier S is the spot work's peak
   in whole spot instances; it costs its work's GPU-hours x m_spot at the spot tariff.
 """
 
@@ -69,7 +83,7 @@ class PoolPlan:
     demand_pool: np.ndarray
     demand_elastic: np.ndarray
     pinned_peak: float
-    slowdown: float
+    slowdown: float  # s_c: the container slowdown of the pool's work
     slowdown_elastic: float
     sizing: Sizing
     sizing_low: Sizing
@@ -101,6 +115,10 @@ class PoolPlan:
     committed_per_month: float = 0.0  # what they still cost (ops; rental where unpaid), in `hybrid`
     spot: SpotTier | None = None  # the pool's spot tier (issue 26), when a spot offer takes work
     power_per_month: float = 0.0  # owned servers: power above the idle draw while serving, in `hybrid`
+    slowdown_bare_metal: float = 1.0  # s_b: the pool's work on the bare-metal offer
+    overtime_per_month: float = 0.0  # lease overtime: (s_b - 1) x the served GPU-hours, in `hybrid`
+    overtime_per_gpu_hour: float = 0.0  # a card-hour of overtime: the lease's price + ops per card-hour (mid)
+    bare_metal_gpu_hours_per_month: float = 0.0  # card-hours the leased cards run the work: served x s_b
 
 
 @dataclass(frozen=True)
@@ -172,7 +190,7 @@ class _Pricing:
     lease: Tariff | None
     container: Tariff | None
     lease_hours: float
-    slowdown: float
+    slowdown: float  # s_c: container GPU-hours per dedicated GPU-hour of spill
     slowdown_elastic: float
     project: bool  # schedules (one-off setup and min term apply) or a repeating sample
     committed: int = 0  # cards already signed (`commitments:`), serving first
@@ -180,6 +198,22 @@ class _Pricing:
     committed_cost: float = 0.0  # what they still cost over the horizon (ops; rental where unpaid)
     demand: np.ndarray | None = None  # the pool's hourly demand (for the spill beside signed cards)
     lead: int = 0  # owned servers: hours before delivery, when the pool has none of its cards
+    stretch: float = 0.0  # s_b - 1: lease overtime per dedicated GPU-hour the cards serve
+    work: float = 0.0  # the pool's dedicated GPU-hours (served(R) = work - spill(R))
+
+    def overtime(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
+        """Card-hours of lease overtime at each R: (s_b - 1) x the dedicated GPU-hours the cards serve
+        (signed cards included; none before an owned server's delivery, when the work spills)."""
+        if self.lease is None or self.stretch <= 0:
+            return np.zeros(len(rs))
+        return self.stretch * np.maximum(self.work - self.spill(rs, spill), 0.0)
+
+    def overtime_rate(self, point: PricePoint) -> float:
+        """A leased card's price per hour plus its ops per card-hour (ops per node spread over its cards,
+        as the container ops are; a flat monthly ops fee adds none)."""
+        if self.lease is None:
+            return 0.0
+        return self.lease.unit_price(point) + self.lease.ops_per_gpu_hour
 
     def spill(self, rs: np.ndarray, spill: np.ndarray) -> np.ndarray:
         """GPU-hours above the cards at each R: with C signed cards until U, the pool holds max(R, C)
@@ -214,26 +248,31 @@ class _Pricing:
             costs = pool_costs(self.lease, self.container, rs, self.lease_hours,
                                self.spill(rs, spill) * self.slowdown, point)
         if self.lease is not None and self.lease.busy_extra_per_gpu_hour and self.demand is not None:
-            costs = costs + self.lease.busy_cost(float(self.demand.sum()) - self.spill(rs, spill))  # served
+            served = float(self.demand.sum()) - self.spill(rs, spill)
+            costs = costs + self.lease.busy_cost(served * (1 + self.stretch))  # served, for s_b x its hours
+        costs = costs + self.overtime(rs, spill) * self.overtime_rate(point)
         if self.project and self.lease is not None:
             costs = costs + np.where(rs > 0, self.lease.setup_cost, 0.0)
         return costs
 
-    def bill(self, r: int, spill: float) -> tuple[float, float, float, float, float]:
-        """(lease, ops, containers, container GPU-hours, owned servers' busy power) of the new cards at
-        size R, mid prices."""
+    def bill(self, r: int, spill: float) -> tuple[float, float, float, float, float, float]:
+        """(lease, ops, containers, container GPU-hours, owned servers' busy power, lease overtime) of the
+        new cards at size R, mid prices."""
         if self.committed and self.lease is not None:
             late = min(r, self.committed)
             full = pool_bill(self.lease, self.container, r - late, self.lease_hours, spill * self.slowdown, "mid")
             part = pool_bill(self.lease, None, late, max(self.lease_hours - self.committed_hours, 0.0), 0.0, "mid")
-            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours, 0.0
+            over = float(self.stretch * max(self.work - spill, 0.0)) * self.overtime_rate("mid")
+            return full.lease + part.lease, full.ops + part.ops, full.burst, full.container_gpu_hours, 0.0, over
         if self.lead and self.demand is not None:  # owned servers on order: the early hours spill
             spill = float(self.spill(np.array([r]), np.array([spill]))[0])
         b = pool_bill(self.lease, self.container, r, self.lease_hours, spill * self.slowdown, "mid")
         busy = 0.0
         if self.lease is not None and self.lease.busy_extra_per_gpu_hour and self.demand is not None:
-            busy = self.lease.busy_cost(float(self.demand.sum()) - spill)  # owned: power while serving
-        return b.lease, b.ops, b.burst, b.container_gpu_hours, busy
+            busy = self.lease.busy_cost((float(self.demand.sum()) - spill) * (1 + self.stretch))  # owned: power
+        over = float(self.stretch * max(self.work - spill, 0.0)) * self.overtime_rate("mid") \
+            if self.lease is not None else 0.0
+        return b.lease, b.ops, b.burst, b.container_gpu_hours, busy, over
 
     def elastic(self, gpu_hours: float, point: PricePoint) -> float:
         if self.container is None or gpu_hours <= 0:
@@ -380,7 +419,9 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
                            hint="add a container offer for that GPU.")
     weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
                if c is not None} if project else None
-    sd = pool_slowdown([w for w in wls if "elastic" not in w.requires] or wls, gpu, ct, cat, weights)
+    pool_wls = [w for w in wls if "elastic" not in w.requires] or wls
+    sd = pool_slowdown(pool_wls, gpu, ct, cat, weights)
+    s_b = pool_slowdown(pool_wls, gpu, bm, cat, weights)  # the same work on the lease (1.0 without one)
     elastic_wls = [w for w in wls if "elastic" in w.requires]
     sd_elastic = pool_slowdown(elastic_wls or wls, gpu, ct, cat, weights)
     lease = Tariff.of(bm, scenario) if bm is not None else None
@@ -395,7 +436,7 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     lease_hours = max(lease_hours - lead, 0.0)
     owned = lease is not None and lease.busy_extra_per_gpu_hour > 0
     pr = _Pricing(lease, container, lease_hours, sd, sd_elastic, project, signed, signed_hours, signed_cost,
-                  pool_demand if (signed or lead or owned) else None, lead)
+                  pool_demand if (signed or lead or owned) else None, lead, s_b - 1.0, float(pool_demand.sum()))
 
     mid, low, high = (_run(pool_demand, pr, step, pinned_peak, point) for point in ("mid", "low", "high"))
     if signed or lead:  # the spill beside the signed cards or before delivery (reports and waiting read it)
@@ -403,7 +444,8 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     r = mid.reserved
     elastic_h = float(elastic.sum())
     elastic_cost = pr.elastic(elastic_h, "mid")
-    b_lease, b_ops, b_burst, b_ct_hours, b_power = pr.bill(r, float(mid.spill[int(np.searchsorted(mid.candidates, r))]))
+    spill_r = float(mid.spill[int(np.searchsorted(mid.candidates, r))])
+    b_lease, b_ops, b_burst, b_ct_hours, b_power, b_over = pr.bill(r, spill_r)
     setup_pool = lease.setup_cost if (project and lease is not None and r > 0) else 0.0
     spill_h = b_ct_hours / sd if sd else 0.0
     own_curves = _curves(wls, demand, total)
@@ -430,7 +472,8 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     if lease is not None:
         r_all = math.ceil(peak_all / step - 1e-9) * step
         all_bm = pool_bill(lease, None, r_all, lease_hours, 0.0, "mid").total + \
-            (lease.setup_cost if project else 0.0) + lease.busy_cost(float(pool_demand[lead:].sum()))
+            (lease.setup_cost if project else 0.0) + lease.busy_cost(float(pool_demand[lead:].sum()) * s_b) + \
+            (s_b - 1.0) * float(total.sum()) * pr.overtime_rate("mid")  # the stretch as lease overtime
     else:
         all_bm = math.nan
     if container is not None:
@@ -443,6 +486,9 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     lease_p = lease.unit_price() if lease else math.nan
     mg = marginal(pool_demand, r, step, lease_p, container.container_cost(1.0), sd) \
         if (lease and container) else Marginal(math.nan, math.nan, math.nan)
+    if lease and container and s_b > 1.0:  # a busy card saves s_c container GPU-hours, pays s_b - 1 of overtime
+        saved = container.container_cost(1.0) * sd - (s_b - 1.0) * pr.overtime_rate("mid")
+        mg = replace(mg, ratio=lease_p / saved if saved > 0 else math.inf)
     f = dpm * 24.0 / horizon
 
     def setups_at(s: Sizing, ct_setup: float = ct_setup, wls: list[Workload] = wls,
@@ -478,6 +524,8 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
         committed_cards=signed, committed_hours=signed_hours, committed_per_month=signed_cost * f,
         spot=tier,
         power_per_month=b_power * f,
+        slowdown_bare_metal=s_b, overtime_per_month=b_over * f, overtime_per_gpu_hour=pr.overtime_rate("mid"),
+        bare_metal_gpu_hours_per_month=(float(pool_demand.sum()) - spill_r) * s_b * f if lease is not None else 0.0,
     )
     return pool, pa
 
@@ -516,7 +564,7 @@ def _spot_choice(wls: list[Workload], spot: Offer, bm: Offer | None, ct: Offer |
     on spot over the best alternative's, lost share, m_spot, reclaims per scheduled GPU-hour)."""
     spot_t = Tariff.of(spot, scenario)
     ct_t = Tariff.of(ct, scenario) if ct is not None else None
-    lease_p = Tariff.of(bm, scenario).unit_price() if bm is not None else math.inf
+    lease_p = Tariff.of(bm, scenario).unit_price() if bm is not None else math.inf  # per card-hour
     out: dict[str, tuple[float, float, float, float]] = {}
     for w in wls:
         if w.requires & (PINNED | {"no-preemption", "elastic"}) or w.kind == "inference":
@@ -527,7 +575,9 @@ def _spot_choice(wls: list[Workload], spot: Offer, bm: Offer | None, ct: Offer |
         here = m * spot_t.container_cost(1.0)
         on_demand = _used_per_scheduled(w, ct, scenario, cat)[0] * ct_t.container_cost(1.0) \
             if ct is not None and ct_t is not None else math.inf
-        best = min(on_demand, lease_p)
+        # the lease per GPU-hour of this work: x m_bm (compare's GPU-hours used there per scheduled one)
+        on_lease = _used_per_scheduled(w, bm, scenario, cat)[0] * lease_p if bm is not None else math.inf
+        best = min(on_demand, on_lease)
         if here < best:
             out[w.id] = (here / best, lost, m, n)
     return out

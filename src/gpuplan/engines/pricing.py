@@ -10,7 +10,10 @@ container offer (the spill), each as a `gpuplan.models.tariff.Tariff`, and one c
                          a single-GPU job when the scenario has no workload on that GPU.
 
 `plan` and `simulate` both take their slowdown from `pool_slowdown`, so the same pool and usage cost
-the same in both.
+the same in both. With the bare-metal offer in place of the container one, `pool_slowdown` is s_b, the
+same work on the lease (compare bills rework after interruptions on bare metal too, so it is included);
+`plan` bills the leased cards' (s_b - 1) x served GPU-hours as lease overtime (`engines.planner`).
+`simulate --scenario` replays a trace's jobs on the leased cards at their recorded durations (no s_b).
 """
 
 from __future__ import annotations

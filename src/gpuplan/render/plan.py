@@ -30,6 +30,10 @@ def _sum_lines(doc: PlanDoc, p: PlanPool, lang: str) -> list[str]:
                        days=p.lease_days_per_month or 0.0, total=c.lease or 0.0))
     if c.power:
         lines.append(t("plan.sum_power", lang, total=c.power))
+    if c.overtime and hours is not None and hours.bare_metal and p.slowdown_bare_metal:
+        sb = p.slowdown_bare_metal
+        lines.append(t("plan.sum_overtime", lang, sb=sb, extra=hours.bare_metal * (sb - 1) / sb, currency=cur,
+                       price=p.overtime_per_gpu_hour or 0.0, total=c.overtime))
     if c.ops:
         lines.append(t("plan.sum_ops", lang, total=c.ops))
     if p.offer_container and hours is not None and hours.spill > 1e-9:
@@ -155,11 +159,17 @@ def explain_lines(doc: PlanDoc, lang: str) -> list[str]:
         if p.offer_bare_metal and p.offer_container and mg.ratio is not None:
             lines.append("  " + t("plan.explain_marginal", lang, ratio=mg.ratio, lease=p.lease_per_gpu_hour,
                                   ct=p.container_per_gpu_hour, sd=p.container_slowdown, r=p.reserved_gpus,
+                                  sb=p.slowdown_bare_metal if p.slowdown_bare_metal is not None else 1.0,
+                                  ot=p.overtime_per_gpu_hour or 0.0,
                                   below=mg.share_above_reserved_minus_step, above=mg.share_above_reserved,
                                   step=p.step))
         lines.append("  " + t("plan.explain_range", lang, low=p.reserved_gpus_low, high=p.reserved_gpus_high))
         if p.pinned_peak:
             lines.append("  " + t("plan.explain_pinned", lang, peak=p.pinned_peak))
+        if p.offer_bare_metal and p.slowdown_bare_metal is not None:
+            hours = p.gpu_hours_per_month.bare_metal if p.gpu_hours_per_month is not None else None
+            lines.append("  " + t("plan.explain_bare_metal", lang, offer=p.offer_bare_metal, sb=p.slowdown_bare_metal,
+                                  hours=hours or 0.0, sd=p.container_slowdown or 1.0))
         curve = [c for c in doc.curve if c.gpu == p.gpu]
         best = next(i for i, c in enumerate(curve) if c.reserved_gpus == p.reserved_gpus)
         for c in curve[max(0, best - 3):best + 4]:
