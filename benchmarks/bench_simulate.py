@@ -11,8 +11,9 @@ shared openb trace (6,203 jobs) and copies of it shifted in time (x10, x100 = 62
 6.2 million): `gpuplan simulate TRACE -r R -w WAIT -o json` against the plain replay, run in turn
 (A B A B ..., after a warm-up each, with Python's bytecode cache on as after `pip install`), the
 ratio of the medians and the median of the paired ratios. Then, labelled as such, in-process
-figures of the command's steps (read, sort, replay, summary) on the largest trace.
-Goals (issue 15): never slower than the plain replay; >= 20x it at x100; x1000 under 3 s and 1.5 GB.
+figures of the command's steps (read, replay, summary) on the largest trace.
+Goals (issue 15, kept by issue 22 on the one path): never slower than the plain replay; >= 20x it at
+x100; x1000 under 3 s and 1.5 GB. Issue 23 (`--deep`): -r 8 at most 2.5x -r 32, peak under 600 MB.
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--copies 1,10,100,1000] [--repeats 3]
 """
@@ -287,22 +288,21 @@ def deep(path: Path, args: argparse.Namespace) -> None:
 
 def in_process(path: Path, args: argparse.Namespace) -> None:
     """In-process figures for the largest trace, step by step as the command runs them (after imports,
-    in this process: not what a user sees): read (the C reader), sort, replay (the C loop), summary."""
-    from gpuplan.sim.replay import Jobs, replay, summarize
-    from gpuplan.sim.traces import read_trace
+    in this process: not what a user sees): read (the C reader: rows counted, columns parsed, the
+    jobs checked, skipped and sorted by `_ckernel.prepare_jobs`), replay (the C loop), summary (C)."""
+    from gpuplan.sim.replay import read_jobs, replay, summarize
 
     t = [time.perf_counter()]
-    trace = read_trace(path, gpu_types=False)
-    t.append(time.perf_counter())
-    jobs = Jobs.from_trace(trace)
+    jobs = read_jobs(path)
     t.append(time.perf_counter())
     res = replay(jobs, args.reserved, args.wait_hours * 3600, "strict-fifo", "gpu", 8)
     t.append(time.perf_counter())
     summarize(jobs, res, args.reserved)
     t.append(time.perf_counter())
-    steps = ("read", "sort", "replay", "summary")
+    steps = ("read", "replay", "summary")
     print(f"\nIN-PROCESS, {path.name} ({len(jobs):,} jobs; the command's steps): "
-          + ", ".join(f"{s} {b - a:.3f} s" for s, a, b in zip(steps, t[:-1], t[1:], strict=True)))
+          + ", ".join(f"{s} {b - a:.3f} s" for s, a, b in zip(steps, t[:-1], t[1:], strict=True))
+          + f"; numpy loaded: {'numpy' in sys.modules}")
 
 
 if __name__ == "__main__":

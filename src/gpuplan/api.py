@@ -291,9 +291,8 @@ def simulate(
     from gpuplan.inputs.units import UnitError, parse_duration
     from gpuplan.sim import limits
     from gpuplan.sim.cost import parse_max_wait, recommend
-    from gpuplan.sim.replay import Jobs, parse_reserved
+    from gpuplan.sim.replay import parse_reserved, read_jobs
     from gpuplan.sim.replay import simulate as run_simulation
-    from gpuplan.sim.traces import read_trace
 
     budget = parse_max_wait(max_wait if isinstance(max_wait, dict | str | None) else list(max_wait))
     if isinstance(reserved, str):
@@ -332,9 +331,7 @@ def simulate(
         spot_args = {"spot_gpus": spot, "spot": params, "spot_tariff": tariff}
         spot_doc = spot_settings(spot, params, tariff)
 
-    limits.check_trace_rows(trace)
-    tr = read_trace(trace, trace_format, gpu_types=False)  # a replay needs no GPU types: the C reader
-    jobs = Jobs.from_trace(tr)
+    jobs = read_jobs(trace, trace_format)  # past the row limit: exit 2 before the columns are read
 
     progress_cb, stop = progress(levels, len(jobs)) if progress is not None else (None, lambda: None)
     try:
@@ -355,9 +352,9 @@ def simulate(
     return SimulateResult(
         runs=runs,
         trace=str(trace),
-        format=tr.format,
-        records=tr.records,
-        gpu_hours=tr.gpu_hours,
+        format=jobs.format,
+        records=jobs.records,
+        gpu_hours=jobs.gpu_hours,
         wait_hours=wait_hours,
         queueing=queueing,
         packing=packing,

@@ -23,6 +23,7 @@ from gpuplan.sim.replay import (
     run_kernel,
     simulate,
     summarize,
+    summary_reference,
 )
 from gpuplan.sim.traces import Trace, read_trace
 
@@ -162,9 +163,10 @@ ROWS = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12), GPUS), min_siz
 
 def _capacity_ok(jobs: Jobs, start: np.ndarray, burst: np.ndarray, r: int) -> bool:
     run = ~burst
+    duration, units = np.asarray(jobs.duration), np.asarray(jobs.units)
     for t in start[run]:
-        live = run & (start <= t) & (start + jobs.duration > t)
-        if jobs.units[live].sum() > r * 1000:
+        live = run & (start <= t) & (start + duration > t)
+        if units[live].sum() > r * 1000:
             return False
     return True
 
@@ -186,17 +188,19 @@ def test_invariants(rows, nodes, wait, queueing, packing) -> None:  # type: igno
     out = summarize(jobs, a, r)
     gh = out["gpu_hours"]
     assert math.isclose(gh["reserved"] + gh["burst"], gh["total"], rel_tol=1e-12, abs_tol=1e-12)
-    assert math.isclose(gh["total"], float(np.sum(jobs.gpus * jobs.duration)) / 3600, rel_tol=1e-12)
-    waits = a.start - jobs.submit
+    gpus, units = np.asarray(jobs.gpus), np.asarray(jobs.units)
+    start, burst = np.asarray(a.start), np.asarray(a.burst)
+    assert math.isclose(gh["total"], float(np.sum(gpus * np.asarray(jobs.duration))) / 3600, rel_tol=1e-12)
+    waits = start - np.asarray(jobs.submit)
     assert (waits >= 0).all()
     if wait != INF:
         assert (waits <= wait).all()  # a job starts or bursts by its deadline
     if r == 0:
-        assert a.burst.all()
-    if wait == INF and (jobs.units <= r * 1000).all() and (packing == "gpu" or (jobs.gpus <= r).all()):
-        assert not a.burst.any()
+        assert burst.all()
+    if wait == INF and (units <= r * 1000).all() and (packing == "gpu" or (gpus <= r).all()):
+        assert not burst.any()
     assert 0.0 <= out["reserved_utilization"] <= 1.0 + 1e-12
-    assert _capacity_ok(jobs, a.start, a.burst, r)
+    assert _capacity_ok(jobs, start, burst, r)
 
 
 # ------------------------------------------------------------------ the real trace
@@ -226,7 +230,7 @@ def test_reference_and_compiled_agree_on_the_shared_trace(openb, r, wait, queuei
     b = replay_reference(openb, r, wait, queueing, packing, 8)
     assert np.array_equal(a.start, b.start)
     assert np.array_equal(a.burst, b.burst)
-    assert 0 < a.burst.sum() < len(openb) or wait == INF
+    assert 0 < sum(a.burst) < len(openb) or wait == INF
 
 
 DEEP = st.lists(  # many jobs, long runs, multi-node sizes: deep queues that stay queued for long
@@ -278,7 +282,7 @@ def test_without_the_extension_simulate_runs_the_reference() -> None:
         "tr = Trace(submit=np.sort(rng.integers(0, 2000, n)).astype(float), duration=rng.integers(1, 300, n)"
         ".astype(float), gpus=rng.choice([0.5, 1.0, 2.0, 8.0, 12.0], n))\n"
         "a = replay(Jobs.from_trace(tr), 16, 60.0, 'best-effort-fifo', 'node', 8)\n"
-        "print(kernel_name(), int(a.burst.sum()), a.start.tobytes().hex())\n"
+        "print(kernel_name(), sum(a.burst), a.start.tobytes().hex())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     name, bursts, starts = out.stdout.split()
@@ -290,7 +294,7 @@ def test_without_the_extension_simulate_runs_the_reference() -> None:
                gpus=rng.choice([0.5, 1.0, 2.0, 8.0, 12.0], n))
     c = compiled(Jobs.from_trace(tr), 16, 60.0, "best-effort-fifo", "node", 8)
     assert c.start.tobytes().hex() == starts
-    assert int(c.burst.sum()) == int(bursts)
+    assert sum(c.burst) == int(bursts)
 
 
 def test_sweep_on_the_shared_trace(openb) -> None:  # type: ignore[no-untyped-def]
@@ -301,3 +305,51 @@ def test_sweep_on_the_shared_trace(openb) -> None:  # type: ignore[no-untyped-de
     bursts = [o["gpu_hours"]["burst"] for o in out]
     assert bursts == sorted(bursts, reverse=True)
     assert math.isclose(out[1]["gpu_hours"]["total"], 51470.674, rel_tol=1e-6)
+
+
+# ------------------------------------------------------------------ the summary: C == numpy, to the bit
+
+
+def compiled_summary(jobs: Jobs, res: ReplayResult, slowdown: float) -> tuple:  # type: ignore[type-arg]
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    return ck.summary(jobs.submit, jobs.duration, jobs.gpus, res.start, res.burst, slowdown)
+
+
+@pytest.mark.parametrize(
+    ("r", "wait", "queueing", "slowdown"),
+    [(0, 0.0, "strict-fifo", 1.0), (8, 0.0, "strict-fifo", 1.1), (16, 7200.0, "strict-fifo", 1.0),
+     (16, 7200.0, "best-effort-fifo", 1.37), (32, INF, "strict-fifo", 1.0), (512, INF, "best-effort-fifo", 1.2)],
+)
+def test_compiled_summary_equals_numpy_on_the_shared_trace(openb, r, wait, queueing, slowdown) -> None:  # type: ignore[no-untyped-def]
+    """GPU-hours (numpy's pairwise sums over 6,203 jobs), waits (mean, the linear percentiles, max), spans."""
+    res = replay(openb, r, wait, queueing)
+    got, want = compiled_summary(openb, res, slowdown), summary_reference(openb, res, slowdown)
+    assert got == want
+    assert isinstance(got[-1], int) and got[-1] == sum(res.burst)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 50), st.floats(0.001, 1e6), GPUS), min_size=1, max_size=300),
+    nodes=st.integers(0, 3),
+    wait=st.sampled_from([0.0, 7.0, 1e4, INF]),
+    slowdown=st.sampled_from([1.0, 1.1, 1.37, 3.0]),
+)
+def test_compiled_summary_equals_numpy(rows, nodes, wait, slowdown) -> None:  # type: ignore[no-untyped-def]
+    """Small and odd sizes (the pairwise sum's blocks of 8 and 128, percentiles between and on values,
+    many equal waits)."""
+    jobs = jobs_of([(float(a), b, g) for a, b, g in rows])
+    res = replay(jobs, nodes * 8, wait, "best-effort-fifo")
+    assert compiled_summary(jobs, res, slowdown) == summary_reference(jobs, res, slowdown)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 127, 128, 129, 1000, 8193, 262_147])
+def test_compiled_sums_and_percentiles_equal_numpy_at_every_size(n: int) -> None:
+    """Random magnitudes over 12 orders: any other order of summation than numpy's shows in the last bits."""
+    rng = np.random.default_rng(n)
+    submit = np.sort(rng.random(n) * 1e6)
+    jobs = jobs_of(list(zip(submit, 10 ** rng.uniform(-3, 9, n), rng.choice([0.25, 1.0, 8.0], n), strict=True)))
+    start = np.asarray(jobs.submit) + 10 ** rng.uniform(-2, 5, n) * (rng.random(n) < 0.7)
+    burst = rng.random(n) < 0.4
+    res = ReplayResult(start=memoryview(start).cast("B").cast("d"), burst=memoryview(burst).cast("B").cast("?"))
+    assert compiled_summary(jobs, res, 1.3) == summary_reference(jobs, res, 1.3)

@@ -136,12 +136,13 @@ def test_compiled_equals_reference_with_a_spot_tier(case: tuple) -> None:
     jobs = jobs_of(rows)
     params = SpotParams(rate_per_node_hour=rate, gpus_per_node=8, checkpoint_hours=tau, restart_hours=0.1,
                         slowdown=1.1, on_demand_slowdown=1.25, fallback=fallback, seed=seed)
-    res = both(jobs, r, wait, spot_pool(s, jobs.gpus, params), queueing, packing, 8)
+    res = both(jobs, r, wait, spot_pool(s, np.asarray(jobs.gpus), params), queueing, packing, 8)
     sr = res.spot
     assert sr is not None
     # every job ends somewhere, once; spot GPU-hours cover the work done there
-    assert set(sr.tier[res.burst].tolist()) <= {1, 2} and not sr.tier[~res.burst].any()
-    assert bool(np.all(sr.spot_s >= (jobs.duration - sr.left_s) * 1.1 - 1e-6))
+    burst = np.asarray(res.burst)
+    assert set(sr.tier[burst].tolist()) <= {1, 2} and not sr.tier[~burst].any()
+    assert bool(np.all(sr.spot_s >= (np.asarray(jobs.duration) - sr.left_s) * 1.1 - 1e-6))
     assert bool(np.all(sr.reclaims <= (MAX_SPOT_RUNS if fallback == "requeue" else 1)))
 
 
@@ -156,7 +157,7 @@ def test_reclaims_follow_the_rate_per_node_hour() -> None:
         jobs = jobs_of([(0.0, 10 * H, gpus)] * n)
         params = SpotParams(rate_per_node_hour=0.05, gpus_per_node=8, checkpoint_hours=INF, restart_hours=0.0,
                             slowdown=1.0, on_demand_slowdown=1.0, seed=11)
-        sr = replay_reference(jobs, 0, 0.0, spot=spot_pool(int(gpus) * n, jobs.gpus, params)).spot
+        sr = replay_reference(jobs, 0, 0.0, spot=spot_pool(int(gpus) * n, np.asarray(jobs.gpus), params)).spot
         assert sr is not None
         count = int(sr.reclaims.sum())
         assert abs(count - n * p) < 5 * math.sqrt(n * p * (1 - p)), (count, n * p)
@@ -194,7 +195,7 @@ def test_replayed_lost_work_agrees_with_the_lost_work_model() -> None:
     jobs = jobs_of([(0.0, w * H, 8.0)] * n)
     params = SpotParams(rate_per_node_hour=0.05, gpus_per_node=8, checkpoint_hours=0.5, restart_hours=1 / 6,
                         slowdown=1.0, on_demand_slowdown=1.0, fallback="requeue", seed=2)
-    sp = spot_pool(8 * n, jobs.gpus, params)
+    sp = spot_pool(8 * n, np.asarray(jobs.gpus), params)
     out = summarize(jobs, replay_reference(jobs, 0, 0.0, spot=sp), 0, spot=sp)
     model = lost_work(w, 8, rate_per_node_hour=0.05, gpus_per_node=8, checkpoint_hours=0.5, restart_hours=1 / 6)
     assert model.lost_hours == pytest.approx(20 * math.expm1(0.025) * (20 + 1 / 6) - 10, rel=1e-9)

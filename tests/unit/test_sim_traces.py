@@ -234,6 +234,96 @@ def test_replay_reader_matches_the_general_one(tmp_path: Path, text: str) -> Non
     _same(full, read_trace(p, gpu_types=False))
 
 
+# ------------------------------------------------------------------ the replay's compiled preparation
+
+
+def _same_jobs(want, got) -> None:  # type: ignore[no-untyped-def]
+    """Bit for bit: the columns, the units, the skips, the records, the format, the GPU-hours."""
+    for name, fmt in (("submit", "d"), ("duration", "d"), ("gpus", "d"), ("units", "q")):
+        a, b = getattr(want, name), getattr(got, name)
+        assert a.format == b.format == fmt and bytes(a) == bytes(b), name
+    assert (want.skipped, want.records, want.format) == (got.skipped, got.records, got.format)
+    assert want.gpu_hours == got.gpu_hours
+
+
+COMPILED = [  # (text, whether the C preparation takes it: else it hands it to the readers)
+    ("submit_time,duration,gpus,gpu\n0,10,1,a100\n5, 2.5e1 ,0.25,\n7,1,0,h100\n", True),
+    ("\ufeffSubmit_Time,Duration,GPUs\n1,2,3\n4,5,6", True),
+    ("submit_time,duration,gpus\n9,10,1\n3,1,2\n3,4,0.5\n-1,7,1\n3,2,8\n0,0,1\n", True),  # out of order, ties
+    ("submit_time,duration,gpus\n0,10,0.0004\n1,10,0.0005\n2,10,0.0015\n3,10,2.5e-3\n4,-0,1\n", True),  # rint
+    ("job_id,num_gpu,submit_time,duration\n1,4,100,3600\n2,0,200,60\n3,1,50,0\n", True),  # tiresias
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,500,0,100,10\n"
+     "p1,2,0,5,50,\np2,1,,7,70,7\np3,0,0,1,9,2\np4,1,0,2,9,2\np5,3,,9,,4\np6,2,,1,5,5\np7,1,250,0,100,10\n", True),
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,500,30,100,10\np1,8,,5,50,20\n", True),
+    ('submit_time,duration,gpus\n0,10,1\n"5",10,1\n', False),  # quotes: the general reader
+    ("submit_time,duration,gpus\n0,10,1\n5,-3,1\n", False),  # errors: the readers name them
+    ("submit_time,duration,gpus\n0,10,1\n,10,1\n", False),
+    ("submit_time,duration,gpus\n0,10,1\n5,inf,1\n", False),
+    ("submit_time,duration,gpus\n0,1e999,1\n", False),
+    ("submit_time,duration,gpus\n0,10,0\n5,0,1\n", False),  # no usable job
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,-5,0,100,10\n", False),
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,,5,0,100,10\n", False),
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,-1,5,0,100,10\n", False),
+    ("name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,5,0,inf,10\n", False),
+    ("num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n1,5,0,9,1\n", False),  # no `name`: generic?
+    ("job_id,num_gpu,submit_time\n1,4,100\n", False),  # tiresias without duration
+]
+
+
+@pytest.mark.parametrize(("text", "compiled"), COMPILED)
+def test_compiled_jobs_equal_the_readers_and_jobs_from_trace(tmp_path: Path, text: str, compiled: bool) -> None:
+    """`read_jobs` (the C reader and `prepare_jobs`) gives the jobs the general reader and
+    `Jobs.from_trace` give, bit for bit; what they refuse it refuses with their message."""
+    from gpuplan.sim.replay import Jobs, read_jobs
+    from gpuplan.sim.traces import read_plain_columns
+
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    p = write(tmp_path, "t.csv", text)
+    try:
+        want = Jobs.from_trace(read_trace(p))
+    except TraceError as exc:
+        with pytest.raises(TraceError) as info:
+            read_jobs(p)
+        assert str(info.value) == str(exc)
+        assert not compiled
+        return
+    _same_jobs(want, read_jobs(p))
+    plain = read_plain_columns(p, "auto", 1000)
+    took = plain is not None and ck.prepare_jobs(int(plain[0] == "alibaba-2023"), plain[2]) is not None
+    assert took == compiled
+
+
+def test_compiled_jobs_on_the_shared_trace_in_and_out_of_order(shared_dir: Path, tmp_path: Path) -> None:
+    """The openb pod list as it is (in submit order), and its rows shuffled (the merge sort, stable on
+    equal submit times: the pod list has many)."""
+    import random
+
+    from gpuplan.sim.replay import Jobs, read_jobs
+
+    pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    p = shared_dir / "traces/alibaba-gpu-v2023/openb_pod_list_default.csv"
+    _same_jobs(Jobs.from_trace(read_trace(p)), read_jobs(p))
+    head, *rows = p.read_text(encoding="utf-8").splitlines()
+    random.Random(7).shuffle(rows)
+    q = write(tmp_path, "shuffled.csv", "\n".join([head, *rows]) + "\n")
+    want, got = Jobs.from_trace(read_trace(q)), read_jobs(q)
+    _same_jobs(want, got)
+    assert list(got.submit) == sorted(got.submit) and len(got) == len(want) > 6000
+
+
+def test_the_row_limit_is_counted_by_the_c_reader_and_the_general_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.sim import limits
+    from gpuplan.sim.replay import read_jobs
+
+    monkeypatch.setattr(limits, "MAX_TRACE_ROWS", 3)
+    plain = write(tmp_path, "plain.csv", "submit_time,duration,gpus\n" + "0,60,1\n" * 3)
+    assert len(read_jobs(plain)) == 3  # at the limit
+    for text in ("0,60,1\n" * 4, '"0",60,1\n' * 4):  # plain (the C reader), quoted (the general reader)
+        with pytest.raises(TraceError, match="more than 3 rows"):
+            read_jobs(write(tmp_path, "big.csv", "submit_time,duration,gpus\n" + text))
+
+
 def test_unknown_header_and_all_skipped(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match="cannot tell the trace format"):
         read_trace(write(tmp_path, "x.csv", "a,b,c\n1,2,3\n"))
@@ -356,4 +446,5 @@ def test_the_c_reader_maps_the_file_in_windows_and_reads_every_value(
         assert n == len(rows)
         values = [np.frombuffer(c, dtype=np.float64).tolist() for c in cols]
         assert np.array_equal(values, [want[2], want[0], want[1]], equal_nan=True)
-    assert ck.read_columns(str(f), ("a",), len(rows) - 1, window) is None  # past max_rows: refused
+    assert ck.read_columns(str(f), ("a",), len(rows) - 1, window) == (len(rows), None)  # past max_rows: the count
+    assert ck.read_columns(str(f), ("a",), len(rows), window) is not None  # at it: read

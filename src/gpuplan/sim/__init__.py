@@ -3,12 +3,13 @@
 - `traces`: readers for job traces (generic CSV, Alibaba 2023 openb, Alibaba PAI 2020, Philly,
   Helios, Tiresias) into one plain `Trace`; `trace_formats`: the formats by their header.
 - `replay`: the replay engine, a plain reference (`replay_reference`) and a compiled one (`replay`)
-  with the same exact semantics, and `summarize` into the `-o json` contract.
+  with the same exact semantics, `read_jobs` (a trace file's jobs, through the C reader where it can)
+  and `summarize` into the `-o json` contract.
 - `pool`: the pool's rules (the sizes a sweep names, the checks, the layout in nodes).
 - `cost`: pricing a replay (lease of R cards for the trace's span + ops + burst GPU-hours).
 
-The engine knows jobs and pools, not file formats. Names load on first use, so that importing
-`gpuplan.sim` does not load the numpy that `replay` and `traces` need.
+The engine knows jobs and pools, not file formats. Names load on first use; numpy loads only where
+a function uses it (`gpuplan.lazy`): a replay of a plain CSV through the C extension never does.
 """
 
 from __future__ import annotations

@@ -192,20 +192,17 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                double wait_s, int best_effort, double *start, unsigned char *burst, spot_t *S) {
     int rc = -1;
     int64_t size = 1, nsize = 1, total_need = 0;
-    int64_t *need = NULL, *tree_a = NULL, *tree_b = NULL, *node_tree = NULL, *freev = NULL, *node_of = NULL;
+    int64_t *tree_a = NULL, *tree_b = NULL, *node_tree = NULL, *freev = NULL, *node_of = NULL;
     int64_t *mstart = NULL, *mbuf = NULL, *heap_j = NULL;
     double *heap_t = NULL;
     unsigned char *queued = NULL;
 
-    need = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-    if (!need) goto done;
+/* Whole nodes job j needs: 0 for a job within one node; with no reserved pool (a spot tier only) 1,
+ * more than the pool has, so every job leaves on arrival. Computed where used (no array of n). */
+#define NEED(j) (nodes == 0 ? 1 : u[j] > node_cap ? (u[j] + node_cap - 1) / node_cap : 0)
     for (int64_t j = 0; j < n; j++) {
-        if (nodes == 0) { /* no reserved pool (a spot tier only): every job leaves on arrival */
-            need[j] = 1;
-        } else if (u[j] > node_cap) {
-            need[j] = (u[j] + node_cap - 1) / node_cap;
-            if (need[j] <= nodes) total_need += need[j];
-        }
+        int64_t k = NEED(j);
+        if (k > 0 && nodes > 0 && k <= nodes) total_need += k;
     }
     while (size < n && best_effort) size <<= 1; /* the queue trees serve only best-effort passes */
     while (nsize < nodes) nsize <<= 1;
@@ -213,13 +210,14 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
     tree_b = malloc(sizeof(int64_t) * 2 * (size_t)size);
     node_tree = malloc(sizeof(int64_t) * 2 * (size_t)nsize);
     freev = malloc(sizeof(int64_t) * (size_t)(nodes > 0 ? nodes : 1));
-    node_of = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    node_of = nodes > 1 ? malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1)) : NULL; /* one node: always 0 */
     mstart = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
     mbuf = malloc(sizeof(int64_t) * (size_t)(total_need > 0 ? total_need : 1));
     queued = calloc((size_t)(n > 0 ? n : 1), 1);
     heap_t = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     heap_j = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-    if (!tree_a || !tree_b || !node_tree || !freev || !node_of || !mstart || !mbuf || !queued || !heap_t || !heap_j)
+    if (!tree_a || !tree_b || !node_tree || !freev || (nodes > 1 && !node_of) || !mstart || !mbuf || !queued ||
+        !heap_t || !heap_j)
         goto done;
     for (int64_t k = 0; k < 2 * size; k++) tree_a[k] = tree_b[k] = BIG;
     for (int64_t k = 0; k < 2 * nsize; k++) node_tree[k] = -1;
@@ -227,7 +225,6 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         freev[x] = node_cap;
         set_max(node_tree, nsize, x, node_cap);
     }
-    for (int64_t j = 0; j < n; j++) node_of[j] = -1;
 
     int64_t n_empty = nodes, mtop = 0, hn = 0, i = 0, h = 0;
     const int finite_wait = wait_s < INFINITY;
@@ -269,14 +266,14 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 heap_t[p] = lt;
                 heap_j[p] = lj;
             }
-            if (need[j] == 0) {
-                int64_t x = node_of[j];
+            if (NEED(j) == 0) {
+                int64_t x = node_of ? node_of[j] : 0;
                 if (freev[x] == node_cap) n_empty--;
                 freev[x] += u[j];
                 if (freev[x] == node_cap) n_empty++;
                 set_max(node_tree, nsize, x, freev[x]);
             } else {
-                for (int64_t q = mstart[j]; q < mstart[j] + need[j]; q++) {
+                for (int64_t q = mstart[j], qe = mstart[j] + NEED(j); q < qe; q++) {
                     int64_t x = mbuf[q];
                     freev[x] = node_cap;
                     n_empty++;
@@ -286,15 +283,15 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
         }
         /* 2. arrivals */
         while (i < n && s[i] <= t) {
-            if (need[i] > nodes) {
+            if (NEED(i) > nodes) {
                 to_elastic(S, u, i, t, start, burst);
             } else {
                 queued[i] = 1;
                 if (best_effort) {
-                    if (need[i] == 0)
+                    if (NEED(i) == 0)
                         set_min(tree_a, size, i, u[i]);
                     else
-                        set_min(tree_b, size, i, need[i]);
+                        set_min(tree_b, size, i, NEED(i));
                 }
             }
             i++;
@@ -309,7 +306,7 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                     if (h >= i || s[h] + wait_s > t) break;
                     queued[h] = 0;
                     if (best_effort) {
-                        if (need[h] == 0)
+                        if (NEED(h) == 0)
                             set_min(tree_a, size, h, BIG);
                         else
                             set_min(tree_b, size, h, BIG);
@@ -334,9 +331,9 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 } else {
                     while (h < i && !queued[h]) h++;
                     if (h < i) {
-                        if (need[h] == 0) {
+                        if (NEED(h) == 0) {
                             if (u[h] <= node_tree[1]) j = h;
-                        } else if (need[h] <= n_empty) {
+                        } else if (NEED(h) <= n_empty) {
                             j = h;
                         }
                     }
@@ -345,21 +342,21 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
                 /* start j at t */
                 queued[j] = 0;
                 if (best_effort) {
-                    if (need[j] == 0)
+                    if (NEED(j) == 0)
                         set_min(tree_a, size, j, BIG);
                     else
                         set_min(tree_b, size, j, BIG);
                 }
-                if (need[j] == 0) {
+                if (NEED(j) == 0) {
                     int64_t x = leftmost_ge(node_tree, nsize, u[j]);
                     if (freev[x] == node_cap) n_empty--;
                     freev[x] -= u[j];
                     if (freev[x] == node_cap) n_empty++;
                     set_max(node_tree, nsize, x, freev[x]);
-                    node_of[j] = x;
+                    if (node_of) node_of[j] = x;
                 } else {
                     mstart[j] = mtop;
-                    for (int64_t k = 0; k < need[j]; k++) {
+                    for (int64_t k = 0, ke = NEED(j); k < ke; k++) {
                         int64_t x = leftmost_ge(node_tree, nsize, node_cap);
                         freev[x] = 0;
                         n_empty--;
@@ -388,7 +385,6 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
     }
     rc = 0;
 done:
-    free(need);
     free(tree_a);
     free(tree_b);
     free(node_tree);
@@ -401,6 +397,7 @@ done:
     free(heap_j);
     return rc;
 }
+#undef NEED
 
 static int check(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (b->len != n * itemsize) {
@@ -523,7 +520,8 @@ done:
 
 /* ---------------------------------------------------------------- a strict reader of numeric CSV columns
  *
- * read_columns(path, names, max_rows, window) -> (rows, [bytearray of float64 per name]) or None.
+ * read_columns(path, names, max_rows, window) -> (rows, [bytearray of float64 per name]), (rows, None) past
+ * max_rows, or None.
  * Reads only the named columns of a plain CSV file (a header line, comma-separated, no quotes), as
  * float64, NaN where a field is empty. Anything else -- a missing column, a quote, a line with another
  * number of fields, a blank line, text that is not a plain decimal number -- gives None,
@@ -786,7 +784,7 @@ static int split_chunks(const csv_job *J, const char *b, const char *e, int at_e
 
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *path_obj, *names;
-    long long max_rows = -1; /* more rows than this: None before any column is allocated */
+    long long max_rows = -1; /* more rows than this: (rows, None) before any column is allocated */
     long long window_arg = 0; /* bytes per mapped window; 0: WINDOW (tests give small ones) */
     if (!PyArg_ParseTuple(args, "O&O!|LL", PyUnicode_FSConverter, &path_obj, &PyTuple_Type, &names, &max_rows,
                           &window_arg))
@@ -797,6 +795,9 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
     void *map = MAP_FAILED;
     size_t maplen = 0, size = 0;
+    void *whole = MAP_FAILED; /* a file within one window: mapped once, for both passes */
+    size_t whole_len = 0;
+    const char *whole_b = NULL;
     int64_t *counts = NULL; /* lines per chunk of every window, from the first pass */
     size_t ncounts = 0, capcounts = 0;
     int fd = -1;
@@ -848,14 +849,22 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     const size_t body = hl ? (size_t)(hl + 1 - (const char *)b) : size;
-    munmap(map, maplen);
+    if ((size_t)(e - b) == size) { /* the first window holds the whole file: both passes read it */
+        whole = map;
+        whole_len = maplen;
+        whole_b = b;
+    } else {
+        munmap(map, maplen);
+    }
     map = MAP_FAILED;
     chunk_t chunks[MAX_THREADS];
     int64_t lines = 0;
     /* pass 1: count the lines (and refuse quotes), window by window */
     for (size_t pos = body; pos < size;) {
-        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
-        if (map == MAP_FAILED) {
+        if (whole != MAP_FAILED) {
+            b = whole_b + pos;
+            e = whole_b + size;
+        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
@@ -881,11 +890,11 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             lines += chunks[i].lines;
         }
         pos += (size_t)(e - b);
-        munmap(map, maplen);
+        if (map != MAP_FAILED) munmap(map, maplen);
         map = MAP_FAILED;
     }
-    if (max_rows >= 0 && lines > max_rows) {
-        result = Py_NewRef(Py_None);
+    if (max_rows >= 0 && lines > max_rows) { /* past the limit: the count, and no columns */
+        result = Py_BuildValue("(LO)", (long long)lines, Py_None);
         goto done;
     }
     arrays = PyList_New(nw);
@@ -900,8 +909,10 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     int64_t r0 = 0;
     size_t k = 0;
     for (size_t pos = body; pos < size;) {
-        map = map_lines(fd, size, pos, window, &b, &e, &maplen);
-        if (map == MAP_FAILED) {
+        if (whole != MAP_FAILED) {
+            b = whole_b + pos;
+            e = whole_b + size;
+        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
             result = Py_NewRef(Py_None);
             goto done;
         }
@@ -929,7 +940,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             }
         }
         pos += (size_t)(e - b);
-        munmap(map, maplen);
+        if (map != MAP_FAILED) munmap(map, maplen);
         map = MAP_FAILED;
     }
     if (r0 != lines) {
@@ -941,17 +952,360 @@ done:
     Py_XDECREF(arrays);
     free(counts);
     if (map != MAP_FAILED) munmap(map, maplen);
+    if (whole != MAP_FAILED) munmap(whole, whole_len);
     if (fd >= 0) close(fd);
     Py_DECREF(path_obj);
     return result;
 }
 
+/* ---------------------------------------------------------------- numpy's sums, order statistics
+ *
+ * The summary below must print the very numbers the plain reference (numpy) prints, so its sums are
+ * numpy's: `np.add.reduce` of a contiguous float64 array is 0.0 + a pairwise sum (numpy's
+ * `pairwise_sum` in loops_utils.h: under 8 values one by one; up to 128 in 8 lanes added
+ * ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the rest; above, the two halves, the first
+ * a multiple of 8 long). Order statistics are exact whatever the method (a quickselect). */
+
+static double pairwise_sum(const double *a, int64_t n) {
+    if (n < 8) {
+        double res = 0.;
+        for (int64_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int k = 0; k < 8; k++) r[k] = a[k];
+        int64_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++) r[k] += a[i + k];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+static double np_sum(const double *a, int64_t n) { return 0.0 + pairwise_sum(a, n); }
+
+/* The k-th smallest of a[0..n) (0 <= k < n), moving values so that a[..k] <= a[k] <= a[k..]. */
+static double select_kth(double *a, int64_t n, int64_t k) {
+    int64_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double x = a[lo], y = a[mid], z = a[hi];
+        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+/* np.percentile(a, q) with the default (linear) method, for 0 <= q <= 100 and a without NaN: the
+ * virtual index (n - 1) * (q / 100), its floor and the next (the last value past the end), and numpy's
+ * `_lerp`. The floor's value is selected, the next is the least above it. `*known_k`: the index
+ * selected last (-1: none); a[..known_k] are at most a[known_k], so a later selection above it looks
+ * only above it. */
+static double percentile(double *a, int64_t n, double q, int64_t *known_k) {
+    double vi = (double)(n - 1) * (q / 100.0);
+    double prev_f = floor(vi);
+    int64_t prev = (int64_t)prev_f, next = prev + 1;
+    if (vi >= (double)(n - 1)) {
+        prev = next = n - 1;
+        prev_f = -1.0; /* numpy's index -1: gamma = vi - (-1) */
+    }
+    double gamma = vi - prev_f;
+    double lo;
+    if (prev == *known_k) {
+        lo = a[prev];
+    } else {
+        int64_t base = prev > *known_k ? *known_k + 1 : 0;
+        lo = select_kth(a + base, n - base, prev - base);
+        *known_k = prev;
+    }
+    double hi = lo;
+    if (next != prev) { /* the (prev + 1)-th order statistic: the least of a[prev + 1..] */
+        hi = a[prev + 1];
+        for (int64_t j = prev + 2; j < n; j++)
+            if (a[j] < hi) hi = a[j];
+    }
+    double diff = hi - lo;
+    double r = lo + diff * gamma;
+    if (gamma >= 0.5) r = hi - diff * (1 - gamma);
+    return r;
+}
+
+/* ---------------------------------------------------------------- jobs for a replay, from columns
+ *
+ * prepare_jobs(kind, columns) -> (skipped counts, gpu_hours, submit, duration, gpus, units) or None.
+ * The compiled form of the readers' rules for the plain numeric formats (gpuplan/sim/traces.py:
+ * `_read_generic`, `_read_tiresias`, `_read_openb`, `_build`) and of `Jobs.from_trace` (replay.py),
+ * over the columns `read_columns` gave, reused in place:
+ * - kind 0 (generic, tiresias): columns submit, duration, gpus; skipped: no_gpu (gpus <= 0), then
+ *   non_positive_duration (duration <= 0);
+ * - kind 1 (alibaba-2023): columns num_gpu, gpu_milli, creation_time, deletion_time, scheduled_time;
+ *   GPUs = gpu_milli / 1000 where num_gpu == 1 and gpu_milli is given, else num_gpu; duration =
+ *   deletion_time - scheduled_time; skipped: no_gpu (num_gpu == 0 or GPUs <= 0), never_ran (no
+ *   scheduled_time), missing_time (no deletion_time), non_positive_duration (not duration > 0).
+ * Kept records move to the front (file order); gpu_hours = numpy's sum of GPUs x duration over them,
+ * / 3600; then the jobs are sorted by (submit, position) (a stable merge sort, only when out of order)
+ * and units = max(rint(GPUs x 1000), 1). The four are returned as bytearrays of n float64 (units: int64).
+ * None where the Python readers would raise (an empty required value, a negative count or duration, an
+ * infinite value, no usable job): they then run and name the line and field. */
+
+static void merge_sort_idx(const double *key, int64_t *idx, int64_t *tmp, int64_t n) {
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = key[idx[j]] < key[idx[i]] ? idx[j++] : idx[i++];
+            while (i < mid) tmp[k++] = idx[i++];
+            while (j < hi) tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static PyObject *py_prepare_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
+    int kind;
+    PyObject *cols;
+    if (!PyArg_ParseTuple(args, "iO!", &kind, &PyList_Type, &cols)) return NULL;
+    Py_ssize_t want = kind == 0 ? 3 : kind == 1 ? 5 : -1;
+    if (want < 0 || PyList_GET_SIZE(cols) != want) {
+        PyErr_SetString(PyExc_ValueError, "kind 0 takes 3 columns, kind 1 takes 5");
+        return NULL;
+    }
+    double *c[5];
+    Py_ssize_t len = -1;
+    for (Py_ssize_t w = 0; w < want; w++) {
+        PyObject *ba = PyList_GET_ITEM(cols, w);
+        if (!PyByteArray_Check(ba) || (len >= 0 && PyByteArray_GET_SIZE(ba) != len) ||
+            PyByteArray_GET_SIZE(ba) % (Py_ssize_t)sizeof(double)) {
+            PyErr_SetString(PyExc_ValueError, "columns: bytearrays of float64, all of one length");
+            return NULL;
+        }
+        len = PyByteArray_GET_SIZE(ba);
+        c[w] = (double *)PyByteArray_AS_STRING(ba);
+    }
+    int64_t rows = (int64_t)(len / (Py_ssize_t)sizeof(double));
+    /* where the kept jobs go: submit, duration, gpus (columns reused in place), units (new or reused) */
+    PyObject *o_submit, *o_duration, *o_gpus, *o_units;
+    double *sub, *dur, *gpu;
+    if (kind == 0) {
+        o_submit = PyList_GET_ITEM(cols, 0);
+        o_duration = PyList_GET_ITEM(cols, 1);
+        o_gpus = PyList_GET_ITEM(cols, 2);
+        o_units = PyByteArray_FromStringAndSize(NULL, len);
+        if (!o_units) return NULL;
+    } else {
+        o_gpus = PyList_GET_ITEM(cols, 1);
+        o_submit = PyList_GET_ITEM(cols, 2);
+        o_duration = PyList_GET_ITEM(cols, 3);
+        o_units = PyList_GET_ITEM(cols, 4);
+        Py_INCREF(o_units);
+    }
+    sub = (double *)PyByteArray_AS_STRING(o_submit);
+    dur = (double *)PyByteArray_AS_STRING(o_duration);
+    gpu = (double *)PyByteArray_AS_STRING(o_gpus);
+    long long skipped[4] = {0, 0, 0, 0};
+    int64_t n = 0, *idx = NULL, *tmp = NULL;
+    PyObject *result = NULL;
+    int bad = 0;
+    /* one pass: check as the readers do, compute GPUs and duration, move the kept rows to the front */
+    for (int64_t r = 0; r < rows && !bad; r++) {
+        double s, d, g;
+        int reason = -1;
+        if (kind == 0) {
+            s = c[0][r];
+            d = c[1][r];
+            g = c[2][r];
+            if (isnan(s) || isnan(d) || isnan(g) || d < 0 || g < 0 || isinf(s) || isinf(d) || isinf(g)) {
+                bad = 1;
+                break;
+            }
+            if (g <= 0)
+                reason = 0;
+            else if (d <= 0)
+                reason = 1;
+        } else {
+            double num = c[0][r], milli = c[1][r], del = c[3][r], sch = c[4][r];
+            s = c[2][r];
+            if (isnan(num) || isnan(s) || num < 0 || (!isnan(milli) && milli < 0)) {
+                bad = 1;
+                break;
+            }
+            g = num == 1 && !isnan(milli) ? milli / 1000.0 : num;
+            d = del - sch;
+            if (isinf(s) || isinf(d) || isinf(g)) {
+                bad = 1;
+                break;
+            }
+            if (num == 0 || g <= 0)
+                reason = 0;
+            else if (isnan(sch))
+                reason = 1;
+            else if (isnan(del))
+                reason = 2;
+            else if (!(d > 0))
+                reason = 3;
+        }
+        if (reason >= 0) {
+            skipped[reason]++;
+            continue;
+        }
+        sub[n] = s;
+        dur[n] = d;
+        gpu[n] = g;
+        n++;
+    }
+    if (bad || n == 0) { /* the readers raise, naming the line and field */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyByteArray_Resize(o_units, (Py_ssize_t)(n * (int64_t)sizeof(double))) != 0) goto done;
+    double *scratch = (double *)PyByteArray_AS_STRING(o_units);
+    for (int64_t j = 0; j < n; j++) scratch[j] = gpu[j] * dur[j];
+    double gpu_hours = np_sum(scratch, n) / 3600.0;
+    int sorted = 1;
+    for (int64_t j = 1; j < n && sorted; j++) sorted = sub[j] >= sub[j - 1];
+    if (!sorted) {
+        idx = malloc((size_t)n * sizeof(int64_t));
+        tmp = malloc((size_t)n * sizeof(int64_t));
+        if (!idx || !tmp) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (int64_t j = 0; j < n; j++) idx[j] = j;
+        merge_sort_idx(sub, idx, tmp, n);
+        double *arrays[3] = {sub, dur, gpu};
+        for (int a = 0; a < 3; a++) {
+            for (int64_t j = 0; j < n; j++) scratch[j] = arrays[a][idx[j]];
+            memcpy(arrays[a], scratch, (size_t)n * sizeof(double));
+        }
+    }
+    int64_t *units = (int64_t *)scratch;
+    for (int64_t j = 0; j < n; j++) {
+        double v = rint(gpu[j] * 1000.0);
+        units[j] = (int64_t)(v < 1 ? 1 : v);
+    }
+    Py_ssize_t bytes = (Py_ssize_t)(n * (int64_t)sizeof(double));
+    if (PyByteArray_Resize(o_submit, bytes) || PyByteArray_Resize(o_duration, bytes) ||
+        PyByteArray_Resize(o_gpus, bytes))
+        goto done;
+    result = Py_BuildValue("((LLLL)dOOOO)", skipped[0], skipped[1], skipped[2], skipped[3], gpu_hours, o_submit,
+                           o_duration, o_gpus, o_units);
+done:
+    free(idx);
+    free(tmp);
+    Py_DECREF(o_units);
+    return result;
+}
+
+/* ---------------------------------------------------------------- the summary of one replay
+ *
+ * summary(submit, duration, gpus, start, burst, slowdown) -> (total_h, reserved_h, burst_h, wait mean,
+ * p50, p95, max, span_h, calendar_h, burst_jobs): `gpuplan.sim.replay.summarize`'s numbers without a spot
+ * tier, each computed as its numpy expression computes it (the sums by np_sum above). */
+static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer bs, bd, bg, bst, bb;
+    double slowdown;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*d", &bs, &bd, &bg, &bst, &bb, &slowdown)) return NULL;
+    PyObject *out = NULL;
+    double *tmp = NULL;
+    Py_ssize_t n = bs.len / (Py_ssize_t)sizeof(double);
+    if (check(&bs, sizeof(double), n, "submit") || check(&bd, sizeof(double), n, "duration") ||
+        check(&bg, sizeof(double), n, "gpus") || check(&bst, sizeof(double), n, "start") ||
+        check(&bb, 1, n, "burst"))
+        goto done;
+    const double *s = bs.buf, *d = bd.buf, *g = bg.buf, *st = bst.buf;
+    const unsigned char *b = bb.buf;
+    size_t m1 = (size_t)(n > 0 ? n : 1);
+    tmp = malloc(sizeof(double) * m1);
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double total_h, reserved_h, burst_h, mean = 0, p50 = 0, p95 = 0, maxw = 0, span_h = 0, calendar_h = 0;
+    long long bursts = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* gh = gpus x duration; gh /= 3600 (computed where used: one array of n fewer to allocate) */
+    int64_t m = 0;
+    for (Py_ssize_t j = 0; j < n; j++) /* gh[~b] */
+        if (!b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
+    reserved_h = np_sum(tmp, m);
+    m = 0;
+    for (Py_ssize_t j = 0; j < n; j++) /* gh[b] */
+        if (b[j]) tmp[m++] = g[j] * d[j] / 3600.0;
+    bursts = (long long)m;
+    burst_h = np_sum(tmp, m) * slowdown;
+    for (Py_ssize_t j = 0; j < n; j++) { /* gh x slowdown where burst, else gh (x 1 is gh) */
+        double gh = g[j] * d[j] / 3600.0;
+        tmp[j] = b[j] && slowdown != 1.0 ? gh * slowdown : gh;
+    }
+    total_h = np_sum(tmp, n);
+    if (n > 0) {
+        double lo = s[0], end_max = -INFINITY, cal_max = -INFINITY, wmax = -INFINITY;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double e = (b[j] ? d[j] * slowdown : d[j]) + st[j];
+            double c = s[j] + d[j];
+            double w = (st[j] - s[j]) / 3600.0;
+            if (s[j] < lo) lo = s[j];
+            if (e > end_max) end_max = e;
+            if (c > cal_max) cal_max = c;
+            if (w > wmax) wmax = w;
+            tmp[j] = w;
+        }
+        span_h = (end_max - lo) / 3600.0;
+        calendar_h = (cal_max - lo) / 3600.0;
+        mean = np_sum(tmp, n) / (double)n;
+        maxw = wmax;
+        int64_t known = -1;
+        p50 = percentile(tmp, n, 50.0, &known);
+        p95 = percentile(tmp, n, 95.0, &known);
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(dddddddddL)", total_h, reserved_h, burst_h, mean, p50, p95, maxw, span_h, calendar_h,
+                        bursts);
+done:
+    free(tmp);
+    PyBuffer_Release(&bs);
+    PyBuffer_Release(&bd);
+    PyBuffer_Release(&bg);
+    PyBuffer_Release(&bst);
+    PyBuffer_Release(&bb);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
     {"read_columns", py_read_columns, METH_VARARGS,
-     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]) or None when\n"
-     "the file is not plain or has more than max_rows rows (counted before anything is allocated). The file is\n"
-     "mapped `window` bytes at a time (0: 64 MiB), never whole."},
+     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]), or None when\n"
+     "the file is not plain, or (rows, None) when it has more than max_rows rows (counted in a first pass, before\n"
+     "anything is allocated). The file is mapped `window` bytes at a time (0: 64 MiB), never whole."},
+    {"prepare_jobs", py_prepare_jobs, METH_VARARGS,
+     "prepare_jobs(kind, columns) -> ((skipped counts), gpu_hours, submit, duration, gpus, units) or None: the\n"
+     "jobs of a replay from read_columns' columns (0: submit, duration, gpus; 1: the openb pod list's five),\n"
+     "checked, skipped, sorted; None where the Python readers raise (they name the line and field)."},
+    {"summary", py_summary, METH_VARARGS,
+     "summary(submit, duration, gpus, start, burst, slowdown) -> (total_h, reserved_h, burst_h, wait mean, p50,\n"
+     "p95, max, span_h, calendar_h, burst_jobs): gpuplan.sim.replay.summarize's numbers, as numpy computes them."},
     {NULL, NULL, 0, NULL},
 };
 

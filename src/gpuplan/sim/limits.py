@@ -67,8 +67,8 @@ def check_levels(levels: list[int]) -> None:
 def check_trace_rows(path: str | Path, limit: int | None = None) -> None:
     """Exit 2 when a CSV trace has more than `limit` (MAX_TRACE_ROWS) rows below its header, counted
     in 4 MiB blocks read into one buffer and stopping early. numpy counts the newlines (about twice
-    the speed of `bytes.count`: this pass reads the whole trace once more before the reader does,
-    ~0.02 CPU s of the 620,300-job trace's 62 MB; numpy is loaded for the replay anyway)."""
+    the speed of `bytes.count`). A replay of a plain CSV needs no such pass: its C reader counts the
+    rows before it reads any (`sim.replay.read_jobs`); this one serves the other readers."""
     limit = MAX_TRACE_ROWS if limit is None else limit
     p = Path(path)
     if not p.is_file():
@@ -83,9 +83,14 @@ def check_trace_rows(path: str | Path, limit: int | None = None) -> None:
         while n:
             lines += int(np.count_nonzero(view[:n] == _NEWLINE))
             if lines > limit + 1:
-                raise TraceError(
-                    f"more than {limit:,} rows: past the limit of rows per trace",
-                    file=p,
-                    hint="replay a sample (e.g. one month) or split the trace; docs/simulate.md lists the limits.",
-                )
+                raise trace_rows_error(p, limit)
             n = fh.readinto(buf)
+
+
+def trace_rows_error(path: str | Path, limit: int) -> TraceError:
+    """The error of a trace past `limit` rows (the replay's C reader counts them as it reads)."""
+    return TraceError(
+        f"more than {limit:,} rows: past the limit of rows per trace",
+        file=Path(path),
+        hint="replay a sample (e.g. one month) or split the trace; docs/simulate.md lists the limits.",
+    )

@@ -42,66 +42,132 @@ Where the extension could not be built (no C compiler or Python headers), `repla
 reference: the same answers, slower (measured on the openb trace x10, 62,030 jobs: strict FIFO
 0.15-0.3 CPU s, best-effort 0.5 s; a best-effort pass scans the whole queue, so deep best-effort
 queues grow with its length squared).
+
+The same pairing holds before and after the loop: `Jobs.from_trace` (numpy over the readers' `Trace`)
+and `_ckernel.prepare_jobs` (over the C reader's columns, `read_jobs`) prepare the same jobs;
+`summary_reference` (numpy) and `_ckernel.summary` compute the same numbers, bit for bit. With the
+extension a plain CSV trace is read, replayed and summed without numpy.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from gpuplan.constants import DEFAULT_QUEUEING
-from gpuplan.inputs.demand import calendar_span_hours
+from gpuplan.lazy import np
 from gpuplan.sim.cost import price_replay, run_object
 from gpuplan.sim.pool import UNITS_PER_GPU, check_level, layout
 from gpuplan.sim.pool import parse_reserved as parse_reserved  # where callers found it before
-from gpuplan.sim.spot import SpotParams, SpotPool, spot_pool
-from gpuplan.sim.traces import Trace
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from gpuplan.engines.pricing import PoolPricing
     from gpuplan.models.tariff import Tariff
+    from gpuplan.sim.spot import SpotParams, SpotPool
+    from gpuplan.sim.traces import Trace
+
+_SKIP_REASONS = {  # the reasons `_ckernel.prepare_jobs` counts, in its order (the readers' order)
+    0: ("no_gpu", "non_positive_duration"),
+    1: ("no_gpu", "never_ran", "missing_time", "non_positive_duration"),
+}
+
+
+@overload
+def buffer_view(data: Any, fmt: Literal["d"]) -> memoryview[float]: ...
+@overload
+def buffer_view(data: Any, fmt: Literal["q"]) -> memoryview[int]: ...
+@overload
+def buffer_view(data: Any, fmt: Literal["?"]) -> memoryview[bool]: ...
+def buffer_view(data: Any, fmt: Any) -> memoryview[Any]:
+    """A flat view of `data` (a bytearray, an array.array, a contiguous numpy array) with the struct
+    format `fmt` (`d` float64, `q` int64, `?` bool): no copy."""
+    return memoryview(data).cast("B").cast(fmt)
+
 
 @dataclass(frozen=True)
 class Jobs:
-    """A trace sorted for replay: by (submit, position in the file)."""
+    """A trace sorted for replay: by (submit, position in the file), with what the trace said of itself.
 
-    submit: np.ndarray  # float64 s
-    duration: np.ndarray  # float64 s
-    gpus: np.ndarray  # float64
-    units: np.ndarray  # int64 thousandths of a GPU
+    The columns are flat buffers (memoryviews): the C loop and summary read them as they are, and
+    numpy code views them without a copy (`np.asarray(jobs.submit)`), so a replay needs no numpy where
+    the extension is built (`read_jobs`). `gpu_hours`: GPUs x duration summed over the jobs in file
+    order (numpy's sum), / 3600."""
+
+    submit: memoryview[float]  # float64 s
+    duration: memoryview[float]  # float64 s
+    gpus: memoryview[float]  # float64
+    units: memoryview[int]  # int64 thousandths of a GPU: max(rint(gpus x 1000), 1)
     skipped: dict[str, int]
+    format: str = "generic"
+    records: int = 0
+    gpu_hours: float = 0.0
 
     @classmethod
     def from_trace(cls, trace: Trace) -> Jobs:
+        """The plain reference of `read_jobs`'s compiled preparation (numpy over a `Trace`)."""
         submit, duration, gpus = trace.submit, trace.duration, trace.gpus
         if not bool(np.all(submit[1:] >= submit[:-1])):  # most traces are written in submit order already
             order = np.argsort(submit, kind="stable")
             submit, duration, gpus = submit[order], duration[order], gpus[order]
         units = np.maximum(np.rint(gpus * UNITS_PER_GPU), 1).astype(np.int64)
         return cls(
-            submit=np.ascontiguousarray(submit, dtype=np.float64),
-            duration=np.ascontiguousarray(duration, dtype=np.float64),
-            gpus=np.ascontiguousarray(gpus, dtype=np.float64),
-            units=units,
+            submit=buffer_view(np.ascontiguousarray(submit, dtype=np.float64), "d"),
+            duration=buffer_view(np.ascontiguousarray(duration, dtype=np.float64), "d"),
+            gpus=buffer_view(np.ascontiguousarray(gpus, dtype=np.float64), "d"),
+            units=buffer_view(units, "q"),
             skipped=dict(trace.skipped),
+            format=trace.format,
+            records=trace.records,
+            gpu_hours=trace.gpu_hours,
         )
 
     def __len__(self) -> int:
-        return int(self.submit.shape[0])
+        return len(self.submit)
+
+
+def read_jobs(path: str | Path, fmt: str = "auto") -> Jobs:
+    """The jobs of a trace file for a replay, past the row limit (`sim.limits.MAX_TRACE_ROWS`) exit 2.
+
+    A plain generic, tiresias or openb CSV goes through the C extension end to end, without numpy: the
+    reader counts the rows (the limit) and reads the needed columns (`traces.read_plain_columns`), and
+    `_ckernel.prepare_jobs` applies the readers' rules to them (the checks, the skips, GPUs and
+    durations, the sort, the units). Anything else (another format, quotes, a value the readers refuse,
+    no extension) is read by `read_trace` and prepared by `Jobs.from_trace`, the plain reference: the
+    same jobs (tests compare them), or the reader's error naming the line and field."""
+    from gpuplan.sim.limits import MAX_TRACE_ROWS, check_trace_rows  # read now: tests lower the limit
+    from gpuplan.sim.traces import read_plain_columns, read_trace
+
+    plain = read_plain_columns(path, fmt, MAX_TRACE_ROWS)
+    prepare = _compiled("prepare_jobs")
+    if plain is not None and prepare is not None:
+        found, rows, columns = plain
+        kind = 1 if found == "alibaba-2023" else 0
+        got = prepare(kind, columns)
+        if got is not None:
+            counts, gpu_hours, submit, duration, gpus, units = got
+            skipped = {why: int(k) for why, k in zip(_SKIP_REASONS[kind], counts, strict=False) if k}
+            return Jobs(submit=buffer_view(submit, "d"), duration=buffer_view(duration, "d"),
+                        gpus=buffer_view(gpus, "d"), units=buffer_view(units, "q"), skipped=skipped,
+                        format=found, records=rows, gpu_hours=gpu_hours)
+    check_trace_rows(path)
+    return Jobs.from_trace(read_trace(path, fmt, gpu_types=False))
 
 
 @dataclass(frozen=True)
 class ReplayResult:
-    """Per job (in replay order): start or burst time, and whether it burst. With a spot tier
-    (`sim.spot`), also where it finished, its spot seconds, work left for on demand, end and reclaims."""
+    """Per job (in replay order): start or burst time, and whether it burst, as flat buffers
+    (memoryviews of float64 and bool; `np.asarray` views them). With a spot tier (`sim.spot`), also
+    where it finished, its spot seconds, work left for on demand, end and reclaims."""
 
-    start: np.ndarray  # float64 s
-    burst: np.ndarray  # bool
+    start: memoryview[float]  # float64 s
+    burst: memoryview[bool]  # bool
     spot: SpotRuns | None = None
 
 
@@ -131,9 +197,9 @@ def replay_reference(
     """The semantics of the module docstring, literally: heapq for completions, a list for the queue;
     with `spot`, the spot tier of `sim.spot` where a job would burst."""
     check_level(reserved, queueing, packing, gpus_per_node)
-    s = jobs.submit.tolist()
-    d = jobs.duration.tolist()
-    u = jobs.units.tolist()
+    s = list(jobs.submit)
+    d = list(jobs.duration)
+    u = list(jobs.units)
     n = len(s)
     start = [math.nan] * n
     burst = [False] * n
@@ -241,7 +307,7 @@ def replay_reference(
         if k:
             del queue[:k]
             start_pass(t)
-    return ReplayResult(start=np.array(start, dtype=np.float64), burst=np.array(burst, dtype=bool),
+    return ReplayResult(start=buffer_view(array("d", start), "d"), burst=buffer_view(bytes(burst), "?"),
                         spot=runs.result() if spot is not None else None)
 
 
@@ -329,13 +395,20 @@ def _spot_reference(spot: SpotPool | None, d: list[float], u: list[int], start: 
 
 # ---------------------------------------------------------------- the compiled replay
 
-def _ckernel() -> Callable[..., None] | None:
-    """The C loop, or None where `pip install` could not build it."""
+def _compiled(name: str) -> Any:
+    """A function of the C extension (`replay`, `prepare_jobs`, `summary`), or None where `pip install`
+    could not build it."""
     try:
-        from gpuplan.sim._ckernel import replay as ckernel
+        from gpuplan.sim._ckernel import prepare_jobs, replay, summary
     except ImportError:
         return None
-    return ckernel
+    return {"replay": replay, "prepare_jobs": prepare_jobs, "summary": summary}[name]
+
+
+def _ckernel() -> Callable[..., None] | None:
+    """The C loop, or None where `pip install` could not build it."""
+    kernel: Callable[..., None] | None = _compiled("replay")
+    return kernel
 
 
 def kernel_name() -> str:
@@ -372,17 +445,15 @@ def run_kernel(
     """`replay` with the given compiled loop (`_ckernel.replay`)."""
     check_level(reserved, queueing, packing, gpus_per_node)
     n = len(jobs)
-    start = np.empty(n, dtype=np.float64)
-    burst = np.zeros(n, dtype=np.bool_)
-    if reserved == 0 and spot is None:
-        start[:] = jobs.submit
-        burst[:] = True
-        return ReplayResult(start=start, burst=burst)
+    if reserved == 0 and spot is None:  # every job bursts on arrival
+        return ReplayResult(start=buffer_view(bytearray(jobs.submit), "d"), burst=buffer_view(b"\x01" * n, "?"))
+    start = buffer_view(bytearray(8 * n), "d")
+    burst = buffer_view(bytearray(n), "?")
     nodes, node_cap = layout(reserved, packing, gpus_per_node) if reserved > 0 else (0, 1)
     args: list[Any] = [
-        np.ascontiguousarray(jobs.submit, dtype=np.float64),
-        np.ascontiguousarray(jobs.duration, dtype=np.float64),
-        np.ascontiguousarray(jobs.units, dtype=np.int64),
+        jobs.submit,
+        jobs.duration,
+        jobs.units,
         nodes,
         node_cap,
         float(wait_s),
@@ -393,7 +464,7 @@ def run_kernel(
     runs = None
     if spot is not None:
         runs = SpotRuns(tier=np.zeros(n, dtype=np.uint8), spot_s=np.zeros(n, dtype=np.float64),
-                        left_s=np.array(jobs.duration, dtype=np.float64), end=np.full(n, math.nan),
+                        left_s=np.array(np.asarray(jobs.duration), dtype=np.float64), end=np.full(n, math.nan),
                         reclaims=np.zeros(n, dtype=np.int64))
         args.append((spot.gpus * UNITS_PER_GPU, np.ascontiguousarray(spot.delay, dtype=np.float64),
                      spot.attempts, float(spot.checkpoint_s), float(spot.restart_s), float(spot.slowdown),
@@ -416,67 +487,89 @@ def summarize(
     spot: SpotPool | None = None,
     spot_tariff: Tariff | None = None,
 ) -> dict[str, Any]:
-    """One object of the `-o json` contract.
-
-    GPU-hours: gpus x duration / 3600 per job, summed over reserved jobs, burst jobs (x slowdown) and
-    all; waits: start - submit, in hours (mean, p50, p95, max); span: first submit to the last end.
-    Written with in-place steps and one temporary array at a time (a few at millions of jobs), each
-    value computed exactly as the plain expression would. With a spot tier: `_summarize_spot`."""
+    """One object of the `-o json` contract: the numbers of `summary_reference` (by `_ckernel.summary`,
+    the same numbers computed the same way, where the extension is built) priced and laid out by
+    `cost.run_object`. With a spot tier: `_summarize_spot`."""
     if spot is not None and result.spot is not None:
         return _summarize_spot(jobs, result, reserved, spot, prices, spot_tariff)
-    gh = jobs.gpus * jobs.duration
+    compiled = _compiled("summary")
+    if compiled is not None:
+        numbers = compiled(jobs.submit, jobs.duration, jobs.gpus, result.start, result.burst, float(slowdown))
+    else:
+        numbers = summary_reference(jobs, result, slowdown)
+    total_h, reserved_h, burst_h, mean, p50, p95, wmax, span_h, calendar_h, bursts = numbers
+    # money divides by the trace's calendar span, as submitted: never one the slowdown or queueing stretched
+    return run_object(int(reserved), len(jobs), jobs.skipped, int(bursts), (total_h, reserved_h, burst_h),
+                      (mean, p50, p95, wmax), span_h,
+                      None if prices is None else price_replay(prices, reserved, calendar_h, burst_h))
+
+
+def summary_reference(
+    jobs: Jobs, result: ReplayResult, slowdown: float = 1.0
+) -> tuple[float, float, float, float, float, float, float, float, float, int]:
+    """The numbers of one replay, by numpy: (total, reserved and burst GPU-hours, wait mean, p50, p95 and
+    max in hours, span and calendar span in hours, burst jobs). `_ckernel.summary` computes each the same
+    way (numpy's pairwise sums, numpy's linear percentiles); tests hold them equal to the last bit.
+
+    GPU-hours: gpus x duration / 3600 per job, summed over reserved jobs, burst jobs (x slowdown) and
+    all; waits: start - submit, in hours; span: first submit to the last end; calendar span: first
+    submit to the last end as submitted (`inputs.demand.calendar_span_hours`, what money divides by).
+    Written with in-place steps and one temporary array at a time (a few at millions of jobs), each
+    value computed exactly as the plain expression would."""
+    from gpuplan.inputs.demand import calendar_span_hours
+
+    submit, duration = np.asarray(jobs.submit), np.asarray(jobs.duration)
+    start, b = np.asarray(result.start), np.asarray(result.burst)
+    gh = np.asarray(jobs.gpus) * duration
     gh /= 3600.0
-    b = result.burst
     reserved_h = float(gh[~b].sum())
     burst_h = float(gh[b].sum() * slowdown)
     part = gh * slowdown  # np.where(b, gh * slowdown, gh)
     np.copyto(part, gh, where=~b)
     del gh
     total_h = float(np.sum(part))
-    wait_h = np.subtract(result.start, jobs.submit, out=part)  # (start - submit) / 3600
+    wait_h = np.subtract(start, submit, out=part)  # (start - submit) / 3600
     wait_h /= 3600.0
     waits = (float(wait_h.mean()), 0.0, 0.0, float(wait_h.max())) if wait_h.size else (0.0, 0.0, 0.0, 0.0)
     if wait_h.size:  # the last use of wait_h: the percentiles may reorder it
         p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95], overwrite_input=True))
         waits = (waits[0], p50, p95, waits[3])
-    ends = np.multiply(jobs.duration, slowdown, out=part)  # start + np.where(b, duration * slowdown, duration)
-    np.copyto(ends, jobs.duration, where=~b)
-    ends += result.start
-    span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
+    ends = np.multiply(duration, slowdown, out=part)  # start + np.where(b, duration * slowdown, duration)
+    np.copyto(ends, duration, where=~b)
+    ends += start
+    span_h = float((ends.max() - submit.min()) / 3600.0) if len(jobs) else 0.0
     del part, wait_h, ends
-    # money divides by the trace's calendar span, as submitted: never one the slowdown or queueing stretched
-    calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
-    return run_object(int(reserved), len(jobs), jobs.skipped, int(b.sum()), (total_h, reserved_h, burst_h), waits,
-                      span_h, None if prices is None else price_replay(prices, reserved, calendar_h, burst_h))
+    return (total_h, reserved_h, burst_h, *waits, span_h, calendar_span_hours(submit, duration), int(b.sum()))
 
 
 def _summarize_spot(jobs: Jobs, result: ReplayResult, reserved: int, spot: SpotPool, prices: PoolPricing | None,
                     spot_tariff: Tariff | None) -> dict[str, Any]:
     """`summarize` with a spot tier (`sim.spot`'s formulas): GPU-hours on spot (lost work included), on
     demand (stretched, restarts after a reclaim included), the reclaims and the GPU-hours they lost."""
+    from gpuplan.inputs.demand import calendar_span_hours
     from gpuplan.sim.cost import price_spot
 
     runs = result.spot
     assert runs is not None
-    g = jobs.gpus
-    b = result.burst
+    g, submit, duration = np.asarray(jobs.gpus), np.asarray(jobs.submit), np.asarray(jobs.duration)
+    b = np.asarray(result.burst)
     on_demand = runs.tier == 2
     restarted = on_demand & (runs.reclaims > 0)
-    reserved_h = float((g * jobs.duration / 3600.0)[~b].sum())
+    reserved_h = float((g * duration / 3600.0)[~b].sum())
     spot_h = float(np.sum(g * runs.spot_s) / 3600.0)
     od_run = runs.left_s * spot.on_demand_slowdown + np.where(restarted, spot.restart_s, 0.0)
     burst_h = float(np.sum(np.where(on_demand, g * od_run, 0.0)) / 3600.0)
-    lost_spot_h = float(np.sum(g * (runs.spot_s - (jobs.duration - runs.left_s) * spot.slowdown)) / 3600.0)
+    lost_spot_h = float(np.sum(g * (runs.spot_s - (duration - runs.left_s) * spot.slowdown)) / 3600.0)
     lost_od_h = float(np.sum(np.where(restarted, g * spot.restart_s, 0.0)) / 3600.0)
     total_h = reserved_h + burst_h + spot_h
-    wait_h = (result.start - jobs.submit) / 3600.0
+    wait_h = (np.asarray(result.start) - submit) / 3600.0
     waits = (0.0, 0.0, 0.0, 0.0)
     if wait_h.size:
         p50, p95 = (float(x) for x in np.percentile(wait_h, [50, 95]))
         waits = (float(wait_h.mean()), p50, p95, float(wait_h.max()))
-    ends = np.where(runs.tier == 0, result.start + jobs.duration, runs.end)
-    span_h = float((ends.max() - jobs.submit.min()) / 3600.0) if len(jobs) else 0.0
-    calendar_h = calendar_span_hours(jobs.submit, jobs.duration)
+    ends = np.where(runs.tier == 0, np.asarray(result.start) + duration, runs.end)
+    span_h = float((ends.max() - submit.min()) / 3600.0) if len(jobs) else 0.0
+    calendar_h = calendar_span_hours(submit, duration)
     cost = None
     if prices is not None:
         cost = price_replay(prices, reserved, calendar_h, burst_h)
@@ -519,7 +612,11 @@ def simulate(
     run = replay if implementation == "fast" else replay_reference
     wait_s = wait_hours * 3600.0
     slowdown = prices.container_slowdown if prices is not None else 1.0
-    pool = spot_pool(spot_gpus, jobs.gpus, spot) if spot is not None and spot_gpus > 0 else None
+    pool = None
+    if spot is not None and spot_gpus > 0:
+        from gpuplan.sim.spot import spot_pool
+
+        pool = spot_pool(spot_gpus, np.asarray(jobs.gpus), spot)
     out = []
     for k, r in enumerate(reserved):
         res = run(jobs, int(r), wait_s, queueing, packing, gpus_per_node, pool)
