@@ -18,7 +18,8 @@ from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
 
-# No slowdown, no ops, no setup: every figure below can be worked out by hand.
+# No slowdown, no ops, no setup: every figure below can be worked out by hand. (No interruptions on the lease:
+# its slowdown s_b is 1, so it bills no overtime; tests/unit/test_commit_bare_metal_slowdown.py bills some.)
 BASE = """
 version: 1
 currency: CNY
@@ -29,6 +30,7 @@ offers:
     price: {{amount: 240, per: gpu-day}}
     ops: 0h/node-month
     setup: 0h
+    interruptions_per_gpu_day: 0
 {terms}
   - id: ct
     gpu: ascend-910b
@@ -120,9 +122,10 @@ def test_with_no_uncertainty_commit_leases_the_pool_plan_sizes() -> None:
         p = doc.pools[0]
         # one-month terms (the offer's min_term), every month the same pool
         assert {t.cards for t in res.tranches} == {p.reserved}
-        # commit does not yet bill the lease's own slowdown (plan's lease overtime, issue 24: here the re-run
-        # work after interruptions on the lease, 0.92 CNY a month): the rest agrees
-        assert res.cost.expected == pytest.approx((p.hybrid_per_month - p.overtime_per_month) * 12)
+        # both bill the lease's own slowdown as overtime (issue 24: here the re-run work after interruptions on
+        # the lease, s_b = 1.000039, 0.92 CNY a month): commit's twelve months are plan's month twelve times
+        assert p.overtime_per_month > 0.5
+        assert res.cost.expected == pytest.approx(p.hybrid_per_month * 12, rel=1e-9)
 
 
 @pytest.mark.parametrize("workloads", [STEADY + PART_TIME, PART_TIME,
