@@ -542,18 +542,8 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     if spot_h is not None and spot_offer is not None:  # the spot tier runs off the lease, as elastic work does
         star = Tariff.of(spot_offer, scenario)
         elastic_cost = elastic_cost + (star.unit_price() * cm + star.ops_per_gpu_hour) * spot_h[:, None] * k
-    # lease overtime, per offer: (s_b - 1) x (its own price x the bare-metal index + ops) per served GPU-hour
     list_price = {b.id: (Tariff.of(b, scenario).unit_price(), Tariff.of(b, scenario).ops_per_gpu_hour) for b in bms}
-    rate = {b.id: (s_b[b.id] - 1.0) * (list_price[b.id][0] * pth.bare_metal_index + list_price[b.id][1])
-            for b in bms}
-    work = np.array([float((v * c).sum()) for v, c in dem.levels]) if h else np.zeros(0)  # GPU-hours, by month
-
-    def priced(sub: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(price of a spilled dedicated GPU-hour: unit - overtime rate, the overtime of all the work) by month
-        and path for a ladder of the offers `sub`; several offers: the highest rate (an upper bound)."""
-        r = np.max([rate[x] for x in sub], axis=0) if sub else np.zeros_like(unit)
-        return unit - r, r * k * work[:, None]
-
+    priced = _overtime(list_price, s_b, pth, unit, k, dem)
     kmax = float(k.max()) if P else 1.0
     top_cards = math.ceil(max(float(dem.peaks.max()) * kmax, dem.pinned) / step - 1e-9) * step if options else 0
     J = top_cards // step
@@ -585,27 +575,9 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
         return o.tariff.lease_rental(step, hours) * bfac(s) + o.ops_per_card_hour * step * hours
 
     # -- the exact ladder
-    best_units: dict[tuple[int, int], int] = {}
-    best_cost = math.inf
-    best_unit, best_const = unit, np.zeros_like(unit)
-    if options:
-        offers = sorted({o.offer for o in options})
-        subsets = [offers] + ([[x] for x in offers] if len(offers) > 1 else [])
-        for sub in subsets:
-            opts = [o for o in options if o.offer in sub]
-            f_sub = by_offer[sub[0]][0] if len(sub) == 1 else expected_f(*priced(sub))
-            units, obj = _solve(opts, f_sub, h, J, math.ceil(dem.pinned / step - 1e-9),
-                                lambda o, s: float(tranche_unit_cost(o, s).mean()))
-            used = {opts[i].offer for (i, _s), u in units.items() if u > 0}
-            setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used)
-            remap = {(options.index(opts[i]), s): u for (i, s), u in units.items()}
-            if obj + setup < best_cost - 1e-9:
-                best_cost, best_units = obj + setup, remap
-                best_unit, best_const = priced(sorted(used)) if used else (unit, np.zeros_like(unit))
-    no_lease_ok = dem.pinned <= 0
-    if no_lease_ok and float(F[:, 0].sum()) <= best_cost + 1e-9 * max(1.0, abs(best_cost)):
-        best_units = {}
-        best_unit, best_const = unit, np.zeros_like(unit)
+    best_units, best_unit, best_const = _search(
+        options, lambda sub: by_offer[sub[0]][0] if len(sub) == 1 else expected_f(*priced(sub)), priced,
+        lambda o, s: float(tranche_unit_cost(o, s).mean()), F, h, J, math.ceil(dem.pinned / step - 1e-9))
 
     tranches = tuple(Tranche(gpu, options[i].offer, options[i].months, u * step, s)
                      for (i, s), u in sorted(best_units.items(), key=lambda kv: (kv[0][1], -options[kv[0][0]].months,
@@ -663,6 +635,50 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
         bands["bare-metal"] = np.quantile(base * pth.bare_metal_index, [0.1, 0.5, 0.9], axis=1)
     return GpuCommit(gpu, ct.id, tuple(options), tranches, ladder, Costs(all_ct), single, single_cards, hind,
                      monthly, leased, dem.steady, allc_monthly, thresholds, step, no_exit, bands)
+
+
+Priced = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+
+
+def _overtime(list_price: dict[str, tuple[float, float]], s_b: dict[str, float], pth: Paths, unit: np.ndarray,
+              k: np.ndarray, dem: _Demand) -> Priced:
+    """Lease overtime per offer b (module docstring): o_(b,m) = (s_b - 1) x (its own price x the bare-metal
+    index + ops) per GPU-hour its cards serve. Returns, for a ladder of the offers `sub`, (the price of a
+    spilled dedicated GPU-hour: unit - o, the overtime of all the work: o k W_m) by month and path; several
+    offers: the highest rate (an upper bound). `list_price`: offer -> (price, ops) per GPU-hour."""
+    rate = {b: (s_b[b] - 1.0) * (p * pth.bare_metal_index + ops) for b, (p, ops) in list_price.items()}
+    work = np.array([float((v * c).sum()) for v, c in dem.levels]) if len(dem.levels) else np.zeros(0)
+
+    def priced(sub: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        r = np.max([rate[x] for x in sub], axis=0) if sub else np.zeros_like(unit)
+        return unit - r, r * k * work[:, None]
+
+    return priced
+
+
+def _search(options: list[TermOption], f_of: Callable[[list[str]], np.ndarray], priced: Priced,
+            unit_cost: Callable[[TermOption, int], float], F: np.ndarray, h: int, J: int,
+            pinned_units: int) -> tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]:
+    """The exact ladder over the offers' subsets (each alone and all together; module docstring): its
+    {(option index, start): units} and its (price of a spilled GPU-hour, overtime of all the work) by month
+    and path. `f_of(sub)`: F_m for a ladder of `sub`; `F`: all containers' (F[:, 0] = no lease)."""
+    zero = priced([])
+    best_units: dict[tuple[int, int], int] = {}
+    best_cost = math.inf
+    best = zero
+    offers = sorted({o.offer for o in options})
+    for sub in ([offers] + ([[x] for x in offers] if len(offers) > 1 else [])) if options else []:
+        opts = [o for o in options if o.offer in sub]
+        units, obj = _solve(opts, f_of(sub), h, J, pinned_units, unit_cost)
+        used = {opts[i].offer for (i, _s), u in units.items() if u > 0}
+        setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used)
+        if obj + setup < best_cost - 1e-9:
+            best_cost = obj + setup
+            best_units = {(options.index(opts[i]), s): u for (i, s), u in units.items()}
+            best = priced(sorted(used))
+    if pinned_units <= 0 and float(F[:, 0].sum()) <= best_cost + 1e-9 * max(1.0, abs(best_cost)):
+        return {}, *zero
+    return best_units, *best
 
 
 def _priced_with_exits(units: dict[tuple[int, int], int], options: list[TermOption], leased: np.ndarray,
