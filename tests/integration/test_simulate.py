@@ -106,7 +106,10 @@ def test_scenario_prices_the_replay(
     slowdown = r0["gpu_hours"]["burst"] / 7.0  # every job bursts at R = 0, stretched by the slowdown
     assert slowdown >= 1.0
     assert c0["total"] == pytest.approx(c0["burst"]) and c0["ops"] == 0
-    assert c4["total"] == pytest.approx(c4["lease"] + c4["ops"] + c4["burst"])
+    # the lease runs the trace's work s_b times as long (issue 24): overtime on the reserved GPU-hours
+    assert c4["bare_metal_slowdown"] > 1.0 and "overtime" not in c0
+    assert c4["overtime"] == pytest.approx(r4["gpu_hours"]["reserved"] * c4["overtime_per_gpu_hour"])
+    assert c4["total"] == pytest.approx(c4["lease"] + c4["ops"] + c4["burst"] + c4["overtime"])
     assert c4["total_low"] <= c4["total"] <= c4["total_high"]
     for fmt, lang, word in (("table", "en", "Priced with"), ("markdown", "zh", "CNY")):
         rc, out, err = run(capsys, str(trace), "--scenario", str(scen), "--reserved", "0,4", "-o", fmt, "--lang", lang)

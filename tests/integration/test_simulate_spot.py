@@ -81,7 +81,10 @@ def test_same_seed_same_bytes_other_seed_other_reclaims(capsys: pytest.CaptureFi
         assert run_["spot_gpus"] == 32
         gh, cost = run_["gpu_hours"], run_["cost"]
         assert gh["total"] == pytest.approx(gh["reserved"] + gh["burst"] + gh["spot"])
-        assert cost["total"] == pytest.approx(cost["lease"] + cost["ops"] + cost["burst"] + cost["spot"])
+        # (+ the lease overtime of the reserved GPU-hours: s_b > 1 from re-run work on the lease, issue 24)
+        overtime = gh["reserved"] * cost["overtime_per_gpu_hour"]
+        assert cost.get("overtime", 0.0) == pytest.approx(overtime)
+        assert cost["total"] == pytest.approx(cost["lease"] + cost["ops"] + cost["burst"] + cost["spot"] + overtime)
         assert cost["spot"] >= gh["spot"] * 2.064 - 1e-9  # the spot price (+ ops)
         assert 0 < cost["lost"] < cost["spot"] + cost["burst"]
         assert run_["burst_jobs"] == run_["spot_jobs"] + run_["on_demand_jobs"]

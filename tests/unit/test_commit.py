@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ from gpuplan.inputs.scenario import scenario_from_text
 
 CAT = load_catalog()
 
-# No slowdown, no ops, no setup: every figure below can be worked out by hand.
+# No slowdown, no ops, no setup: every figure below can be worked out by hand. (No interruptions on the lease:
+# its slowdown s_b is 1, so it bills no overtime; tests/unit/test_commit_bare_metal_slowdown.py bills some.)
 BASE = """
 version: 1
 currency: CNY
@@ -29,6 +31,7 @@ offers:
     price: {{amount: 240, per: gpu-day}}
     ops: 0h/node-month
     setup: 0h
+    interruptions_per_gpu_day: 0
 {terms}
   - id: ct
     gpu: ascend-910b
@@ -120,9 +123,10 @@ def test_with_no_uncertainty_commit_leases_the_pool_plan_sizes() -> None:
         p = doc.pools[0]
         # one-month terms (the offer's min_term), every month the same pool
         assert {t.cards for t in res.tranches} == {p.reserved}
-        # commit does not yet bill the lease's own slowdown (plan's lease overtime, issue 24: here the re-run
-        # work after interruptions on the lease, 0.92 CNY a month): the rest agrees
-        assert res.cost.expected == pytest.approx((p.hybrid_per_month - p.overtime_per_month) * 12)
+        # both bill the lease's own slowdown as overtime (issue 24: here the re-run work after interruptions on
+        # the lease, s_b = 1.000039, 0.92 CNY a month): commit's twelve months are plan's month twelve times
+        assert p.overtime_per_month > 0.5
+        assert res.cost.expected == pytest.approx(p.hybrid_per_month * 12, rel=1e-9)
 
 
 @pytest.mark.parametrize("workloads", [STEADY + PART_TIME, PART_TIME,
@@ -135,8 +139,9 @@ def test_commit_agrees_with_plan_on_other_demand(workloads: str) -> None:
     assert len(res.tranches) == (3 if p.reserved else 0)
 
 
-def _brute(s: Any, drifts: Drifts, paths: int, seed: int, h: int, top: int) -> float:
-    """The cheapest static ladder by enumeration, priced from the hourly curve directly."""
+def _brute(s: Any, drifts: Drifts, paths: int, seed: int, h: int, top: int, s_b: float = 1.0) -> float:
+    """The cheapest static ladder by enumeration, priced from the hourly curve directly; each GPU-hour the
+    leased cards serve pays (s_b - 1) card-hours of overtime at the offer's list price that month."""
     from gpuplan.engines.commit import Paths
 
     p = Paths.draw(drifts, paths, seed)
@@ -148,6 +153,7 @@ def _brute(s: Any, drifts: Drifts, paths: int, seed: int, h: int, top: int) -> f
     sd = pool_slowdown(pool_workloads(s, "ascend-910b"), "ascend-910b", s.offers[1], CAT,
                        {w.id: float(from_schedules(s.workloads).by_workload[w.id].sum()) for w in s.workloads})
     ct = s.offers[1].price_per_gpu_hour.mid * sd
+    listed = s.offers[0].price_per_gpu_hour.mid
     slots = [(T, st) for T in terms for st in range(h - T + 1)]
     best = np.inf
     for counts in itertools.product(range(top + 1), repeat=len(slots)):
@@ -161,6 +167,8 @@ def _brute(s: Any, drifts: Drifts, paths: int, seed: int, h: int, top: int) -> f
             k = (1 + p.g) ** m
             spill = np.maximum(0.0, k[:, None] * d[None, :] - leased[m]).sum(axis=1)
             cont += spill * ct * (1 + p.rc) ** (m / 12)
+            served = np.minimum(k[:, None] * d[None, :], leased[m]).sum(axis=1)
+            cont += served * (s_b - 1) * listed * (1 + p.rb) ** (m / 12)
         best = min(best, float((lease + cont).mean()))
     return best
 
@@ -188,6 +196,31 @@ def test_the_search_is_exact_against_brute_force(market: str, ct: float, expect:
     assert ladder(res) == expect
     brute = _brute(s, dr, 60, 1, 3, 3)
     assert res.cost.expected == pytest.approx(brute, rel=1e-9)
+
+
+def test_the_search_stays_exact_with_lease_overtime() -> None:
+    # a lease that is interrupted 3 times a GPU-day re-runs work: s_b > 1, so its cards bill overtime on what
+    # they serve; the program's optimum still equals the brute force's over every ladder
+    from gpuplan.engines.commit import default_drifts
+    from gpuplan.engines.pricing import pool_slowdown, pool_workloads
+
+    terms = """    terms:
+      - {length: 1mo, price: {amount: 290, per: gpu-day}}
+      - {length: 2mo, price: {amount: 250, per: gpu-day}}
+      - {length: 3mo, price: {amount: 235, per: gpu-day}}
+"""
+    wl = STEADY.replace("gpus: 4", "gpus: 2").replace("hours_per_day: 24", "hours_per_day: 22") + PART_TIME
+    market = "market: {horizon: 3mo, bare_metal_price_drift: [-0.5, 0.3], demand_growth: [0.0, 0.4]}"
+    s = scen(terms=terms, workloads=wl, market=market, ct=13)
+    s = replace(s, offers=(replace(s.offers[0], interruptions_per_gpu_day=3.0), s.offers[1]))
+    weights = {w.id: float(from_schedules(s.workloads).by_workload[w.id].sum()) for w in s.workloads}
+    s_b = pool_slowdown(pool_workloads(s, "ascend-910b"), "ascend-910b", s.offers[0], CAT, weights)
+    assert s_b > 1.005
+    dr = default_drifts(s)
+    res = commit(s, CAT, paths=60, seed=1, drifts=dr)
+    assert res.gpus[0].terms[0].slowdown == pytest.approx(s_b)
+    assert res.tranches
+    assert res.cost.expected == pytest.approx(_brute(s, dr, 60, 1, 3, 3, s_b=s_b), rel=1e-9)
 
 
 def test_the_threshold_in_the_reasons_is_where_the_term_stops_paying() -> None:

@@ -147,7 +147,7 @@ def commit_view(res: CommitResult, lang: str = "en") -> dict[str, Any]:
             "leased": [int(x) for x in g.leased], "steady_cards": round(g.steady_cards, 3),
             "runs": runs(g.tranches),
             "terms": [{"offer": o.offer, "months": o.months, "price_per_gpu_hour": round(o.price_per_gpu_hour, 4),
-                       "early_exit": o.early_exit} for o in g.terms],
+                       "early_exit": o.early_exit, "slowdown": round(o.slowdown, 6)} for o in g.terms],
             "single_term_cards": {str(k): v for k, v in sorted(g.single_term_cards.items())},
             "thresholds": [{"offer": th.offer, "months": th.months, "cards": th.cards,
                             "drift": None if th.drift is None or math.isnan(th.drift) else round(th.drift, 4)}

@@ -41,12 +41,20 @@ class SimulateCost(OpenRecord):
     lease: float
     ops: float
     burst: float
-    total: float = Field(description="lease + ops + burst at mid prices.")
+    total: float = Field(description="lease + ops + burst (+ overtime) at mid prices.")
     total_low: float
     total_high: float
     per_month: float
     per_month_low: float
     per_month_high: float
+    bare_metal_slowdown: float | None = Field(default=None, description=(
+        "s_b: the pool's work on the bare-metal offer against ideal dedicated bare metal with a full fabric "
+        "(`pricing.pool_slowdown`, as plan's slowdown_bare_metal; absent in older outputs)."))
+    overtime_per_gpu_hour: float | None = Field(default=None, description=(
+        "(s_b - 1) x (lease price + ops per card-hour): lease overtime per GPU-hour the leased cards run."))
+    overtime: float | None = Field(default=None, description=(
+        "Reserved GPU-hours x overtime_per_gpu_hour, in `total` (the trace's durations are on the reference: "
+        "the lease runs them s_b times as long, as plan bills it); absent when 0."))
     offer_spot: str | None = Field(default=None, description="The spot offer (`--spot`; absent without one).")
     spot: float | None = Field(default=None, description=(
         "Spot GPU-hours x (spot price + ops), in `total` (`--spot`; absent without one)."))

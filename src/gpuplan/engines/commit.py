@@ -19,6 +19,17 @@ The model (monthly steps m = 0 .. H-1 over a horizon of H months of M = days_per
     containers  what the lease does not cover: spill_m(L) = sum_t max(0, k_m d_t - L) dedicated GPU-hours,
                 x slowdown x (container price x container index_m + ops per GPU-hour) (`Tariff.container_cost`
                 with a drifting price); elastic work always runs here
+    overtime    each bare-metal offer b runs the work s_b times as long (`pricing.pool_slowdown` with b, as
+                `plan` bills its lease): every dedicated GPU-hour the leased cards serve takes s_b - 1
+                card-hours more, bought at b's own price in that month (price x bare-metal index_m) plus
+                ops per card-hour: o_(b,m) = (s_b - 1)(p_b index_m + ops_b). With W_m the pool's dedicated
+                GPU-hours and u_m the container price of one (slowdown x (price x index_m + ops)):
+                    containers + overtime = u_m spill_m(L) + o_(b,m) (k W_m - spill_m(L))
+                                          = (u_m - o_(b,m)) spill_m(L) + o_(b,m) k W_m
+                so a spilled GPU-hour is worth u - o: F_m below is taken with that weight plus the
+                constant o k W. Signed cards pay the overtime of the work they serve at their offer's
+                s_b and price as signed. A ladder of several offers is priced at their highest o (an
+                upper bound; each offer alone is exact)
     setup       the lease's one-off setup labour, once if anything is leased
     spot        work `plan` puts on spot (issue 26: `planner._spot_choice`, lost work included) leaves the
                 pool and runs on the spot offer like elastic work: its dedicated GPU-hours x m_spot (GPU-hours
@@ -26,16 +37,19 @@ The model (monthly steps m = 0 .. H-1 over a horizon of H months of M = days_per
                 prices drift with the container market
 
 The search is exact. Expected cost = sum of tranche costs (linear in cards) + sum_m F_m(L_m), where
-F_m(L) = E[container cost of spill_m(L)] is convex and decreasing in L (a max(0, .) of a line, summed and
-averaged with non-negative weights). Writing F_m as F_m(0) plus its increments Delta_m(j) (increasing in
-j) gives a mixed-integer program: minimise sum a_(T,s) x_(T,s) + sum Delta_m(j) y_(m,j) subject to
-sum_j y_(m,j) <= L_m, L_m >= pinned, 0 <= y <= 1, x whole. Its constraint matrix is an interval matrix
-(each tranche covers consecutive months) plus unit columns: totally unimodular, so a basic optimum of the
-LP relaxation is whole; HiGHS's dual simplex finds one (scipy.optimize.linprog), and HiGHS's integer
-solver (milp) decides in the unlikely case that numerical trouble leaves it fractional. F_m is computed
-exactly from the demand's levels and the paths sorted by demand scale (no sizes x paths array). The setup
-labour is a fixed charge: the best ladder is the cheaper of all-container and the program's optimum
-plus setup, which is exact for one bare-metal offer per GPU (several offers: each alone and all together
+F_m(L) = E[(u - o) spill_m(L) + o k W_m] is convex and decreasing in L while u - o > 0 (a max(0, .) of a
+line, summed and averaged with non-negative weights; o = 0 where s_b = 1). The pinned floor's layers are
+served whatever they cost (the work that requires bare metal runs there); above it a card is leased for a
+month only where it saves money, so where u - o <= 0 no card above the floor is leased. Writing F_m as
+F_m(pinned) plus its increments Delta_m(j) (increasing in j) gives a mixed-integer program: minimise
+sum a_(T,s) x_(T,s) + sum Delta_m(j) y_(m,j) subject to sum_(j >= pinned) y_(m,j) <= L_m - pinned,
+L_m >= pinned, 0 <= y <= 1, x whole. Its constraint matrix is an interval matrix (each tranche covers
+consecutive months) plus unit columns: totally unimodular, so a basic optimum of the LP relaxation is
+whole; HiGHS's dual simplex finds one (scipy.optimize.linprog), and HiGHS's integer solver (milp) decides
+in the unlikely case that numerical trouble leaves it fractional. F_m is computed exactly from the
+demand's levels and the paths sorted by demand scale (no sizes x paths array). The setup labour is a
+fixed charge: the best ladder is the cheaper of all-container and the program's optimum plus setup,
+which is exact for one bare-metal offer per GPU (several offers: each alone and all together
 are solved, the cheapest kept). tests/unit/test_commit.py checks it against brute force.
 
 Compared with:
@@ -75,7 +89,7 @@ from gpuplan.errors import GpuplanError, ScenarioError
 from gpuplan.inputs.catalog import Catalog
 from gpuplan.inputs.demand import from_schedules, workload_curve
 from gpuplan.inputs.market import DEFAULT_HORIZON_MONTHS, LeaseTerm, default_term
-from gpuplan.inputs.scenario_types import Offer, Range, Scenario
+from gpuplan.inputs.scenario_types import Offer, Range, Scenario, Workload
 from gpuplan.models.tariff import Tariff
 
 DEFAULT_PATHS = 10_000
@@ -144,6 +158,7 @@ class TermOption:
     early_exit: float | None
     tariff: Tariff
     ops_per_card_hour: float
+    slowdown: float = 1.0  # s_b: the pool's work on this offer (`pricing.pool_slowdown`), as plan bills it
 
 
 @dataclass(frozen=True)
@@ -319,7 +334,9 @@ class _Demand:
         for d, hours in zip(*self.levels[m], strict=True):
             i = np.searchsorted(ks, cards / d, side="right")
             out += hours * (d * sa[i] - cards * sb[i])
-        return np.maximum(out, 0.0) / max(len(k), 1)
+        if bool(np.all(w >= 0)):  # rounding only; a weight below 0 (overtime above the container price) is real
+            out = np.maximum(out, 0.0)
+        return out / max(len(k), 1)
 
 
 def default_drifts(scenario: Scenario, quotes: dict[str, Pair] | None = None) -> Drifts:
@@ -413,14 +430,17 @@ def commit(scenario: Scenario, cat: Catalog, *, paths: int = DEFAULT_PATHS, seed
                         single, hind, monthly, no_exit, {k: v for k, v in choices.items() if v.moved})
 
 
-def _single_terms(options: list[TermOption], dem: _Demand, F: np.ndarray, elastic_cost: np.ndarray,
+def _single_terms(options: list[TermOption], dem: _Demand,
+                  by_offer: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], elastic_cost: np.ndarray,
                   all_ct: np.ndarray, hind: np.ndarray, tranche_unit_cost: Callable[[TermOption, int], np.ndarray],
                   k: np.ndarray, unit: np.ndarray, h: int, step: int, J: int,
                   P: int) -> tuple[dict[int, Costs], dict[int, int], np.ndarray]:
     """Single-term pools: per term, the size with the lowest expected cost (over every size) and its cost per
     path; and `hind`, the hindsight minimum per path, lowered by every size tried (up to 64 lease units,
-    else 65 sizes spread over 0..J and each term's best size). `F`: expected container cost by month and
-    pool size; `all_ct`: all-container cost per path."""
+    else 65 sizes spread over 0..J and each term's best size). `by_offer`: per bare-metal offer, the expected
+    container cost and lease overtime by month and pool size, the price of a spilled GPU-hour (container
+    unit less the offer's overtime rate) and the overtime of all the work, by month and path; `unit`: the
+    container price of a dedicated GPU-hour; `all_ct`: all-container cost per path."""
     single: dict[int, Costs] = {}
     single_cards: dict[int, int] = {}
     lo_units = math.ceil(dem.pinned / step - 1e-9)
@@ -432,20 +452,25 @@ def _single_terms(options: list[TermOption], dem: _Demand, F: np.ndarray, elasti
         if cut < h and lo_units > 0:
             continue  # pinned work cannot run in containers in the months the pool leaves uncovered
         lease = sum((tranche_unit_cost(o, s) for s in range(0, cut, o.months)), np.zeros(P))
+        F = by_offer[o.offer][0]
         means = float(lease.mean()) * sizes + F[:cut].sum(axis=0) + F[cut:, 0].sum() \
             + float(elastic_cost.sum(axis=0).mean()) + np.where(sizes > 0, o.tariff.setup_cost, 0.0)
         means[:lo_units] = np.inf
         plans.append((o, cut, lease, means, int(np.argmin(np.round(means, 6)))))
     g = np.unique(np.concatenate([grid, [x[4] for x in plans]])).astype(int)
     g = g[g >= lo_units]
-    # containers per path for each size in g over months 0..cut-1, one pass over the months
-    at_cut: dict[int, np.ndarray] = {0: np.zeros((len(g), P))}
-    run = np.zeros((len(g), P))
+    # containers (and overtime) per path for each size in g over months 0..cut-1, per offer, one pass over months
+    at_cut: dict[tuple[str, int], np.ndarray] = {}
     cuts = {x[1] for x in plans}
-    for m in range(max(cuts, default=0)):
-        run += dem.spill(m, (g * step).astype(np.float64)[:, None], k[m][None, :]) * unit[m][None, :]
-        if m + 1 in cuts:
-            at_cut[m + 1] = run.copy()
+    for offer in sorted({x[0].offer for x in plans}):
+        _f, u_o, c_o = by_offer[offer]
+        run = np.zeros((len(g), P))
+        at_cut[(offer, 0)] = run.copy()
+        for m in range(max(cuts, default=0)):
+            run += dem.spill(m, (g * step).astype(np.float64)[:, None], k[m][None, :]) * u_o[m][None, :] \
+                + c_o[m][None, :]
+            if m + 1 in cuts:
+                at_cut[(offer, m + 1)] = run.copy()
     zero_run = np.zeros(P)
     zero_at: dict[int, np.ndarray] = {0: zero_run.copy()}
     for m in range(max(cuts, default=0)):
@@ -455,7 +480,7 @@ def _single_terms(options: list[TermOption], dem: _Demand, F: np.ndarray, elasti
     best: dict[int, tuple[float, np.ndarray, int]] = {}
     for o, cut, lease, means, r in plans:
         rest = all_ct - zero_at[cut]  # containers in the months the pool does not cover, and elastic work
-        per = at_cut[cut] + lease[None, :] * g[:, None] + rest[None, :] \
+        per = at_cut[(o.offer, cut)] + lease[None, :] * g[:, None] + rest[None, :] \
             + np.where(g > 0, o.tariff.setup_cost, 0.0)[:, None]
         hind = np.minimum(hind, per.min(axis=0))
         if o.months not in best or means[r] < best[o.months][0]:
@@ -476,6 +501,7 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     pinned = sum((curves[w.id] for w in wls if w.requires & PINNED), zeros)
     pool = sum((curves[w.id] for w in wls if "elastic" not in w.requires), zeros)
     committed, committed_cost = _committed(scenario, gpu, n, mh, h)
+    signed_served = np.minimum(pool, committed).reshape(h, mh).sum(axis=1) if n else np.zeros(h)
     pool = np.maximum(pool - committed, 0.0)  # cards already signed serve first, at no new rental
     ct = cheapest(scenario, gpu, "container")
     bms = [o for o in scenario.offers if o.gpu == gpu and o.mode == "bare-metal"]
@@ -493,11 +519,15 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     if ct is None:
         raise ScenarioError(f"`commit` needs a container offer for `{gpu}` (containers take what the leases leave)",
                             file=scenario.path, field="offers", hint="add a container offer for that GPU.")
-    sd = pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat, weights)
+    pool_wls = pool_workloads(scenario, gpu)
+    sd = pool_slowdown(pool_wls, gpu, ct, cat, weights)
     sd_el = pool_slowdown([w for w in wls if "elastic" in w.requires] or wls, gpu, ct, cat, weights)
     ctar = Tariff.of(ct, scenario)
     dem = _Demand.of(pool, elastic, float(pinned.max()), h, mh)
-    options = [o for b in bms for o in term_options(scenario, b, h)]
+    # s_b per bare-metal offer: the pool's work on that offer, as plan bills its lease (engines.planner)
+    s_b = {b.id: pool_slowdown(pool_wls, gpu, b, cat, weights) for b in bms}
+    options = [replace(o, slowdown=s_b[b.id]) for b in bms for o in term_options(scenario, b, h)]
+    committed_cost = committed_cost + signed_served * _signed_overtime_rate(scenario, gpu, pool_wls, cat, weights)
     if float(pinned.max()) > 0 and not options:
         raise ScenarioError(f"work that requires bare metal needs a bare-metal offer for `{gpu}`",
                             file=scenario.path, field="offers", hint="add a bare-metal offer for that GPU.")
@@ -512,17 +542,25 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     if spot_h is not None and spot_offer is not None:  # the spot tier runs off the lease, as elastic work does
         star = Tariff.of(spot_offer, scenario)
         elastic_cost = elastic_cost + (star.unit_price() * cm + star.ops_per_gpu_hour) * spot_h[:, None] * k
+    list_price = {b.id: (Tariff.of(b, scenario).unit_price(), Tariff.of(b, scenario).ops_per_gpu_hour) for b in bms}
+    priced = _overtime(list_price, s_b, pth, unit, k, dem)
     kmax = float(k.max()) if P else 1.0
     top_cards = math.ceil(max(float(dem.peaks.max()) * kmax, dem.pinned) / step - 1e-9) * step if options else 0
     J = top_cards // step
     R = (np.arange(J + 1) * step).astype(np.float64)
 
-    # expected container cost by month for every pool size (h, J+1): the program's increments
-    F = np.zeros((h, J + 1))
+    # expected container cost (and lease overtime) by month for every pool size (h, J+1): the program's increments
+    def expected_f(u: np.ndarray, c: np.ndarray) -> np.ndarray:
+        f = np.zeros((h, J + 1))
+        for m in range(h):
+            f[m] = dem.expected(m, R, k[m], u[m]) + float(c[m].mean())
+        return f
+
+    F = expected_f(unit, np.zeros_like(unit))
     all_ct = np.zeros(P)
     for m in range(h):
-        F[m] = dem.expected(m, R, k[m], unit[m])
         all_ct += dem.spill(m, np.zeros(P), k[m]) * unit[m]
+    by_offer = {x: (expected_f(*priced([x])), *priced([x])) for x in s_b}  # offer -> (F, unit, constant)
     all_ct += elastic_cost.sum(axis=0) + float(committed_cost.sum())
     allc_monthly = F[:, 0] + elastic_cost.mean(axis=1) + committed_cost
 
@@ -537,23 +575,9 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
         return o.tariff.lease_rental(step, hours) * bfac(s) + o.ops_per_card_hour * step * hours
 
     # -- the exact ladder
-    best_units: dict[tuple[int, int], int] = {}
-    best_cost = math.inf
-    if options:
-        offers = sorted({o.offer for o in options})
-        subsets = [offers] + ([[x] for x in offers] if len(offers) > 1 else [])
-        for sub in subsets:
-            opts = [o for o in options if o.offer in sub]
-            units, obj = _solve(opts, F, h, J, math.ceil(dem.pinned / step - 1e-9),
-                                lambda o, s: float(tranche_unit_cost(o, s).mean()))
-            used = {options[i].offer for (i, _s), u in units.items() if u > 0}
-            setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used)
-            remap = {(options.index(opts[i]), s): u for (i, s), u in units.items()}
-            if obj + setup < best_cost - 1e-9:
-                best_cost, best_units = obj + setup, remap
-    no_lease_ok = dem.pinned <= 0
-    if no_lease_ok and float(F[:, 0].sum()) <= best_cost + 1e-9 * max(1.0, abs(best_cost)):
-        best_units = {}
+    best_units, best_unit, best_const = _search(
+        options, lambda sub: by_offer[sub[0]][0] if len(sub) == 1 else expected_f(*priced(sub)), priced,
+        lambda o, s: float(tranche_unit_cost(o, s).mean()), F, h, J, math.ceil(dem.pinned / step - 1e-9))
 
     tranches = tuple(Tranche(gpu, options[i].offer, options[i].months, u * step, s)
                      for (i, s), u in sorted(best_units.items(), key=lambda kv: (kv[0][1], -options[kv[0][0]].months,
@@ -574,16 +598,17 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
         monthly[s:s + o.months] += c[None, :] / o.months
     setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used_offers)
     for m in range(h):
-        monthly[m] += dem.spill(m, np.full(P, leased[m]), k[m]) * unit[m] + elastic_cost[m] + committed_cost[m]
+        monthly[m] += dem.spill(m, np.full(P, leased[m]), k[m]) * best_unit[m] + best_const[m] + elastic_cost[m] \
+            + committed_cost[m]
     if h:
         monthly[0] += setup
     ladder = Costs(monthly.sum(axis=0))
     no_exit = None
     exit_prob: dict[tuple[int, int], float] = {}
     if any(options[i].early_exit is not None for (i, _s), u in best_units.items() if u > 0):
-        adaptive, exit_prob = _priced_with_exits(best_units, options, leased, step, dem, k, unit, elastic_cost,
+        adaptive, exit_prob = _priced_with_exits(best_units, options, leased, step, dem, k, best_unit, elastic_cost,
                                                  tranche_unit_cost)
-        adaptive = adaptive + committed_cost[:, None]  # the signed cards' ops (and unpaid rental), as above
+        adaptive = adaptive + best_const + committed_cost[:, None]  # the signed cards' ops (and unpaid rental)
         if h:
             adaptive[0] += setup
         if adaptive.sum(axis=0).mean() < ladder.expected:  # the rule is used only where it pays on average
@@ -600,16 +625,60 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     hind = np.minimum(all_ct, ladder.per_path)
     if no_exit is not None:
         hind = np.minimum(hind, no_exit.per_path)
-    single, single_cards, hind = _single_terms(options, dem, F, elastic_cost, all_ct, hind, tranche_unit_cost,
+    single, single_cards, hind = _single_terms(options, dem, by_offer, elastic_cost, all_ct, hind, tranche_unit_cost,
                                                k, unit, h, step, J, P)
 
-    thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step))
+    thresholds = tuple(_thresholds(gpu, options, tranches, single_cards, dem, ctar, sd, pth, h, step, list_price))
     bands = {"container": np.quantile(ctar.unit_price() * cm, [0.1, 0.5, 0.9], axis=1)}
     if options:
         base = min(o.price_per_gpu_hour for o in options)
         bands["bare-metal"] = np.quantile(base * pth.bare_metal_index, [0.1, 0.5, 0.9], axis=1)
     return GpuCommit(gpu, ct.id, tuple(options), tranches, ladder, Costs(all_ct), single, single_cards, hind,
                      monthly, leased, dem.steady, allc_monthly, thresholds, step, no_exit, bands)
+
+
+Priced = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+
+
+def _overtime(list_price: dict[str, tuple[float, float]], s_b: dict[str, float], pth: Paths, unit: np.ndarray,
+              k: np.ndarray, dem: _Demand) -> Priced:
+    """Lease overtime per offer b (module docstring): o_(b,m) = (s_b - 1) x (its own price x the bare-metal
+    index + ops) per GPU-hour its cards serve. Returns, for a ladder of the offers `sub`, (the price of a
+    spilled dedicated GPU-hour: unit - o, the overtime of all the work: o k W_m) by month and path; several
+    offers: the highest rate (an upper bound). `list_price`: offer -> (price, ops) per GPU-hour."""
+    rate = {b: (s_b[b] - 1.0) * (p * pth.bare_metal_index + ops) for b, (p, ops) in list_price.items()}
+    work = np.array([float((v * c).sum()) for v, c in dem.levels]) if len(dem.levels) else np.zeros(0)
+
+    def priced(sub: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        r = np.max([rate[x] for x in sub], axis=0) if sub else np.zeros_like(unit)
+        return unit - r, r * k * work[:, None]
+
+    return priced
+
+
+def _search(options: list[TermOption], f_of: Callable[[list[str]], np.ndarray], priced: Priced,
+            unit_cost: Callable[[TermOption, int], float], F: np.ndarray, h: int, J: int,
+            pinned_units: int) -> tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]:
+    """The exact ladder over the offers' subsets (each alone and all together; module docstring): its
+    {(option index, start): units} and its (price of a spilled GPU-hour, overtime of all the work) by month
+    and path. `f_of(sub)`: F_m for a ladder of `sub`; `F`: all containers' (F[:, 0] = no lease)."""
+    zero = priced([])
+    best_units: dict[tuple[int, int], int] = {}
+    best_cost = math.inf
+    best = zero
+    offers = sorted({o.offer for o in options})
+    for sub in ([offers] + ([[x] for x in offers] if len(offers) > 1 else [])) if options else []:
+        opts = [o for o in options if o.offer in sub]
+        units, obj = _solve(opts, f_of(sub), h, J, pinned_units, unit_cost)
+        used = {opts[i].offer for (i, _s), u in units.items() if u > 0}
+        setup = sum(next(o.tariff.setup_cost for o in options if o.offer == x) for x in used)
+        if obj + setup < best_cost - 1e-9:
+            best_cost = obj + setup
+            best_units = {(options.index(opts[i]), s): u for (i, s), u in units.items()}
+            best = priced(sorted(used))
+    if pinned_units <= 0 and float(F[:, 0].sum()) <= best_cost + 1e-9 * max(1.0, abs(best_cost)):
+        return {}, *zero
+    return best_units, *best
 
 
 def _priced_with_exits(units: dict[tuple[int, int], int], options: list[TermOption], leased: np.ndarray,
@@ -675,6 +744,23 @@ def _committed(scenario: Scenario, gpu: str, n: int, mh: int, h: int) -> tuple[n
     return cards, cost
 
 
+def _signed_overtime_rate(scenario: Scenario, gpu: str, pool_wls: list[Workload], cat: Catalog,
+                          weights: dict[str, float]) -> float:
+    """Lease overtime per GPU-hour the signed cards (`commitments:`) serve: (s_b - 1) x (price + ops per
+    GPU-hour) of their own offer, at its price as signed (no drift), averaged over the signings by cards."""
+    mine = [c for c in scenario.commitments if scenario.offer(c.offer).gpu == gpu]
+    cards = sum(c.cards for c in mine)
+    if cards <= 0:
+        return 0.0
+    total = 0.0
+    for c in mine:
+        offer = scenario.offer(c.offer)
+        t = Tariff.of(offer, scenario)
+        total += c.cards * (pool_slowdown(pool_wls, gpu, offer, cat, weights) - 1.0) * (t.unit_price()
+                                                                                      + t.ops_per_gpu_hour)
+    return total / cards
+
+
 def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: int,
            unit_cost: object) -> tuple[dict[tuple[int, int], int], float]:
     """The mixed-integer program of the module docstring; returns {(option index, start): units} and
@@ -685,12 +771,14 @@ def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: 
     assert callable(unit_cost)
     xs = [(i, s) for i, o in enumerate(opts) for s in range(h - o.months + 1)]
     delta = np.diff(F, axis=1)  # (h, J): increasing in j (F convex)
-    # only the increments that save money: a card whose month would save nothing is never leased for it
-    ys = [(m, j) for m in range(h) for j in range(J) if delta[m, j] < 0]
+    # the pinned cards serve their layers whatever they cost (the work that requires bare metal runs there, as
+    # plan's pool serves min(d, R)); above them only the increments that save money: a card whose month would
+    # save nothing is never leased for it
+    ys = [(m, j) for m in range(h) for j in range(pinned_units, J) if delta[m, j] < 0]
     nx, ny = len(xs), len(ys)
     c = np.concatenate([[unit_cost(opts[i], s) for i, s in xs], [delta[m, j] for m, j in ys]])
     rows, cols, vals = [], [], []
-    # rows 2m: sum_j y_mj - sum_active x <= 0 ; rows 2m+1: -sum_active x <= -pinned
+    # rows 2m: sum_(j >= pinned) y_mj - sum_active x <= -pinned ; rows 2m+1: -sum_active x <= -pinned
     for col, (i, s) in enumerate(xs):
         for m in range(s, s + opts[i].months):
             rows += [2 * m, 2 * m + 1]
@@ -701,8 +789,7 @@ def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: 
         cols.append(nx + n)
         vals.append(1.0)
     A = coo_matrix((vals, (rows, cols)), shape=(2 * h, nx + ny)).tocsr()
-    ub = np.zeros(2 * h)
-    ub[1::2] = -float(pinned_units)
+    ub = np.full(2 * h, -float(pinned_units))  # rows 2m: the layers above the pinned ones
     upper = np.concatenate([np.full(nx, float(max(J, pinned_units))), np.ones(ny)])
     # The relaxation's basic optimum is whole (interval matrix: totally unimodular); the dual simplex
     # returns a basic one. Should it not be whole (numerical trouble), the integer program decides.
@@ -719,15 +806,19 @@ def _solve(opts: list[TermOption], F: np.ndarray, h: int, J: int, pinned_units: 
         xval, fun = res.x, float(res.fun)
     x = np.round(xval[:nx]).astype(int)
     units = {xs[n]: int(x[n]) for n in range(nx) if x[n] > 0}
-    return units, fun + float(F[:, 0].sum())
+    return units, fun + float(F[:, pinned_units].sum())
 
 
 def _thresholds(gpu: str, options: list[TermOption], tranches: tuple[Tranche, ...], single_cards: dict[int, int],
-                dem: _Demand, ctar: Tariff, sd: float, pth: Paths, h: int, step: int) -> list[Threshold]:
+                dem: _Demand, ctar: Tariff, sd: float, pth: Paths, h: int, step: int,
+                list_price: dict[str, tuple[float, float]]) -> list[Threshold]:
     """Per term: the container drift a year at which its cards (the ladder's on that term, else the
     best single pool's) cost as much leased for one term from month 0 as in containers, with demand
-    growth and bare-metal drift at their means. Leasing wins above the drift, loses below it."""
+    growth and bare-metal drift at their means. Leasing wins above the drift, loses below it. The GPU-hours
+    the cards serve pay the offer's lease overtime, (s_b - 1) x (its price x (1 + bare-metal drift)^(m/12)
+    + ops per GPU-hour) each (`list_price`: offer -> (price, ops) per GPU-hour)."""
     g = float(pth.g.mean()) if pth.n else 0.0
+    rb = float(pth.rb.mean()) if pth.n else 0.0
     out = []
     for o in options:
         cards = max((t.cards for t in tranches if t.offer == o.offer and t.term_months == o.months), default=0)
@@ -741,10 +832,14 @@ def _thresholds(gpu: str, options: list[TermOption], tranches: tuple[Tranche, ..
             saved.append(float((dem.spill(m, np.zeros(1), km) - dem.spill(m, np.array([float(cards)]), km))[0]))
         saved_h = np.array(saved)  # the lease is signed at month 0: today's price
 
-        def gain(r: float, saved_h: np.ndarray = saved_h, lease: float = lease) -> float:
-            mm = np.arange(len(saved_h))
+        mm = np.arange(len(saved_h))
+        price, ops = list_price[o.offer]
+        over = (o.slowdown - 1.0) * (price * (1 + rb) ** (mm / 12.0) + ops)  # per GPU-hour the cards serve
+
+        def gain(r: float, saved_h: np.ndarray = saved_h, lease: float = lease, over: np.ndarray = over,
+                 mm: np.ndarray = mm) -> float:
             c = sd * (ctar.unit_price() * (1 + r) ** (mm / 12.0) + ctar.ops_per_gpu_hour)
-            return float((c * saved_h).sum()) - lease
+            return float(((c - over) * saved_h).sum()) - lease
 
         lo, hi = -0.99, 10.0
         wins_mid = gain(float(pth.rc.mean()) if pth.n else 0.0) > 0

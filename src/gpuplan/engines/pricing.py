@@ -12,8 +12,15 @@ container offer (the spill), each as a `gpuplan.models.tariff.Tariff`, and one c
 `plan` and `simulate` both take their slowdown from `pool_slowdown`, so the same pool and usage cost
 the same in both. With the bare-metal offer in place of the container one, `pool_slowdown` is s_b, the
 same work on the lease (compare bills rework after interruptions on bare metal too, so it is included);
-`plan` bills the leased cards' (s_b - 1) x served GPU-hours as lease overtime (`engines.planner`).
-`simulate --scenario` replays a trace's jobs on the leased cards at their recorded durations (no s_b).
+`plan` bills the leased cards' (s_b - 1) x served GPU-hours as lease overtime (`engines.planner`), and
+`commit` each bare-metal offer's own (`engines.commit`).
+`simulate --scenario` reads a trace's durations as `plan --trace` does: the work's time on the reference
+(ideal dedicated bare metal with a full fabric, compare's reference), not on the lease being priced. The
+replay holds a leased card for the recorded duration (as plan's pool, cards are never added for the
+stretch), and the GPU-hours the leased cards run pay s_b - 1 card-hours of lease overtime each at the
+lease's price + ops per card-hour (`PoolPricing.overtime_per_gpu_hour`); a burst runs s_c x its
+duration in containers. So a dedicated GPU-hour costs s_b x the lease's card-hour on the pool and
+s_c x the container's in a burst, as in `plan` (s_c / s_b container GPU-hours a leased-card GPU-hour).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from gpuplan.inputs.scenario import load_scenario
 from gpuplan.inputs.scenario_types import Offer, Scenario, Workload
 from gpuplan.models.delays import rework_factor
 from gpuplan.models.perf import slowdown
-from gpuplan.models.tariff import Tariff
+from gpuplan.models.tariff import PricePoint, Tariff
 
 
 def _probe_workload(gpu: str) -> Workload:
@@ -87,6 +94,14 @@ class PoolPricing:
     lease: Tariff | None
     container: Tariff | None
     container_slowdown: float
+    bare_metal_slowdown: float = 1.0  # s_b: the pool's work on the bare-metal offer (1.0 without one)
+
+    def overtime_per_gpu_hour(self, point: PricePoint = "mid") -> float:
+        """Lease overtime per GPU-hour the leased cards run: (s_b - 1) x (lease price + ops per card-hour),
+        as `plan` bills it (ops per node spread over its cards; 0 without a lease)."""
+        if self.lease is None or self.bare_metal_slowdown <= 1.0:
+            return 0.0
+        return (self.bare_metal_slowdown - 1.0) * (self.lease.unit_price(point) + self.lease.ops_per_gpu_hour)
 
     @property
     def offer_bare_metal(self) -> str | None:
@@ -120,6 +135,7 @@ class PoolPricing:
             "offer_bare_metal": self.offer_bare_metal, "offer_container": self.offer_container,
             "lease_per_gpu_hour": self.lease_per_gpu_hour, "ops_per_gpu_hour": ops,
             "container_per_gpu_hour": self.container_per_gpu_hour, "container_slowdown": self.container_slowdown,
+            "bare_metal_slowdown": self.bare_metal_slowdown, "overtime_per_gpu_hour": self.overtime_per_gpu_hour(),
             "lease_unit": self.lease.lease_unit if self.lease else "gpu", "gpus_per_node": self.gpus_per_node,
         }
 
@@ -141,6 +157,7 @@ def pool_prices(scenario: Scenario, gpu: str | None = None, catalog: Catalog | N
         gpu=gpu, currency=scenario.currency, days_per_month=scenario.days_per_month,
         lease=Tariff.of(bm, scenario) if bm else None, container=Tariff.of(ct, scenario) if ct else None,
         container_slowdown=pool_slowdown(pool_workloads(scenario, gpu), gpu, ct, cat),
+        bare_metal_slowdown=pool_slowdown(pool_workloads(scenario, gpu), gpu, bm, cat),
     )
 
 

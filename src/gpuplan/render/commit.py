@@ -69,16 +69,19 @@ def commit_table(view: dict[str, Any], lang: str, console: Any, *, explain: bool
 
 
 def explain_lines(view: dict[str, Any], lang: str) -> list[str]:
-    out = [t(f"commit.explain_{k}", lang) for k in ("model", "lease", "container", "search")]
+    out = [t(f"commit.explain_{k}", lang) for k in ("model", "lease", "container", "overtime", "search")]
     for g in view["gpus"]:
         by_offer: dict[str, list[str]] = {}
+        slow: dict[str, float] = {}
         for term in g["terms"]:
+            slow[term["offer"]] = term.get("slowdown", 1.0)
             ex = t("commit.explain_exit", lang, share=term["early_exit"]) if term["early_exit"] is not None else ""
             price = f"{term['price_per_gpu_hour']:.4g}"
             by_offer.setdefault(term["offer"], []).append(
                 t("commit.explain_term", lang, months=term["months"], price=price, exit=ex))
         for offer, terms in by_offer.items():
             out.append(t("commit.explain_terms", lang, offer=offer, terms="; ".join(terms)))
+            out.append(t("commit.explain_slowdown", lang, offer=offer, s_b=f"{slow[offer]:.6g}"))
     return out
 
 

@@ -97,6 +97,9 @@ def _lines(meta: dict[str, Any], results: list[dict[str, Any]], lang: str) -> li
                 currency=prices["currency"],
             )
         )
+        if prices.get("bare_metal_slowdown") is not None and prices.get("offer_bare_metal"):
+            lines.append(t("overtime_rule", s_b=f"{prices['bare_metal_slowdown']:.6g}",
+                           rate=f"{prices.get('overtime_per_gpu_hour', 0.0):.4g}"))
         lines.append(t("cost_rule", days=f"{prices['days_per_month']:g}"))
     return lines
 

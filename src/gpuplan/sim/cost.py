@@ -6,9 +6,19 @@ or container slowdown: the same span `plan --trace` uses):
 
     lease  = billed(R) x span_hours x lease price per GPU-hour     (whole nodes when leased by the node)
     ops    = ops hours of R's whole nodes over the span x engineer_hour_cost
-    burst  = container GPU-hours (already stretched by the container slowdown) x (price + ops per GPU-hour)
-    total  = lease + ops + burst
+    burst  = container GPU-hours (already stretched by the container slowdown s_c) x (price + ops per GPU-hour)
+    overtime = reserved GPU-hours x (s_b - 1) x (lease price + ops per card-hour)
+    total  = lease + ops + burst + overtime
     per_month = total x 24 x days_per_month / span_hours
+
+The trace's durations are the jobs' time on the reference (ideal dedicated bare metal with a full fabric),
+as `plan --trace` reads them (issue 24): on the lease the work runs s_b times as long (`PoolPricing.
+bare_metal_slowdown`, the lease's own network and re-run work), billed as `plan` bills it, lease overtime
+on the GPU-hours the leased cards run (the replay holds a card for the recorded duration: no card is
+added for the stretch, and waits are those of the recorded durations); a burst runs s_c x its duration.
+A dedicated GPU-hour so costs s_b x the lease's card-hour on the pool and s_c x the container's in a
+burst: s_c / s_b container GPU-hours for a leased-card one. `price_replay` adds the overtime when given
+the reserved GPU-hours; otherwise `run_object` adds it from the run's reserved GPU-hours.
 
 `total_low` / `total_high` use the low / high ends of the lease and container price ranges.
 """
@@ -24,8 +34,12 @@ if TYPE_CHECKING:
 # The tariff is imported where a price is computed: an unpriced replay (no --scenario) runs without it.
 
 
+_PENDING = "_overtime_pending"  # the lease overtime's rates, until `run_object` knows the reserved GPU-hours
+
+
 def price_replay(
-    prices: PoolPricing, reserved_gpus: int, span_hours: float, burst_gpu_hours: float
+    prices: PoolPricing, reserved_gpus: int, span_hours: float, burst_gpu_hours: float,
+    reserved_gpu_hours: float | None = None,
 ) -> dict[str, Any]:
     """The `cost` object of one replay (see the module docstring for the formulas)."""
     from gpuplan.models.tariff import per_month, pool_bill
@@ -35,7 +49,7 @@ def price_replay(
 
     mid, low, high = bill("mid"), bill("low"), bill("high")
     dpm = prices.days_per_month
-    return {
+    out = {
         "currency": prices.currency,
         "offer_bare_metal": prices.offer_bare_metal or "",
         "offer_container": prices.offer_container or "",
@@ -51,7 +65,33 @@ def price_replay(
         "per_month": per_month(mid.total, span_hours, dpm),
         "per_month_low": per_month(low.total, span_hours, dpm),
         "per_month_high": per_month(high.total, span_hours, dpm),
+        "bare_metal_slowdown": prices.bare_metal_slowdown,
+        "overtime_per_gpu_hour": prices.overtime_per_gpu_hour(),
     }
+    rates = {p: prices.overtime_per_gpu_hour(p) for p in ("mid", "low", "high")}
+    if rates["high"] > 0:
+        out[_PENDING] = {"rates": rates, "dpm": dpm}
+    return add_overtime(out, reserved_gpu_hours) if reserved_gpu_hours is not None else out
+
+
+def add_overtime(cost: dict[str, Any], reserved_gpu_hours: float) -> dict[str, Any]:
+    """The `cost` object with the lease overtime of `reserved_gpu_hours` (the module docstring) in its
+    totals; `overtime` only where it is > 0, as `plan` shows it."""
+    from gpuplan.models.tariff import per_month
+
+    out = dict(cost)
+    pending = out.pop(_PENDING, None)
+    if pending is None:
+        return out
+    rates, dpm = pending["rates"], pending["dpm"]
+    over = rates["mid"] * reserved_gpu_hours
+    if over > 0:
+        out["overtime"] = over
+    for key, point in (("total", "mid"), ("total_low", "low"), ("total_high", "high")):
+        out[key] = cost[key] + rates[point] * reserved_gpu_hours
+    for key, total in (("per_month", "total"), ("per_month_low", "total_low"), ("per_month_high", "total_high")):
+        out[key] = per_month(out[total], float(out["span_hours"]), dpm)
+    return out
 
 
 def price_spot(cost: dict[str, Any], prices: PoolPricing, spot: Tariff, span_hours: float, spot_gpu_hours: float,
@@ -62,7 +102,7 @@ def price_spot(cost: dict[str, Any], prices: PoolPricing, spot: Tariff, span_hou
 
         spot  = spot GPU-hours x (spot price + ops per GPU-hour)
         lost  = lost spot GPU-hours x (spot price + ops) + on-demand restarts x (container price + ops)
-        total = lease + ops + burst + spot
+        total = lease + ops + burst + spot (+ the lease overtime: `add_overtime`)
     """
     from gpuplan.models.tariff import per_month
 
@@ -99,6 +139,8 @@ def run_object(reserved: int, jobs: int, skipped: dict[str, int], burst_jobs: in
     p50, p95, max); the reserved pool's utilisation is its GPU-hours over R x the replay's span."""
     total_h, reserved_h, burst_h = gpu_hours
     util = reserved_h / (reserved * span_hours) if reserved > 0 and span_hours > 0 else 0.0
+    if cost is not None and _PENDING in cost:  # the lease overtime of the GPU-hours the leased cards ran
+        cost = add_overtime(cost, reserved_h)
     return {
         "reserved_gpus": reserved,
         "jobs": jobs,
