@@ -160,3 +160,22 @@ def test_the_sites_example_plans_no_dearer_than_compare() -> None:
     assert pool["slowdown_bare_metal"] > 4
     options = _compare_bm(root)
     assert doc["cost_per_month"]["hybrid"] <= min(o["cost"]["per_month"] for o in options.values()) + 1e-6
+
+
+def test_the_pool_leases_the_offer_cheapest_per_dedicated_gpu_hour(tmp_path: Path) -> None:
+    """Two leases of the same cards: 2.0 USD a GPU-hour on 10 GbE, 2.5 on InfiniBand. By price alone the
+    10 GbE one is cheaper; per dedicated GPU-hour of this job it is 2.0 x s_b (s_b ~ 4, compare's slowdown
+    there) against 2.5 x 1.0, so plan leases the InfiniBand one, as compare recommends it."""
+    text = SCENARIO.format(container="", **IB)
+    eth = ("  - {id: bm-eth, gpu: h100-sxm, mode: bare-metal, price: {amount: 2.0, per: gpu-hour}, "
+           "interruptions_per_gpu_day: 0,\n     ops: 0h/node-month, setup: 0h, network: {gbps: 10, rdma: roce}}\n")
+    path = tmp_path / "two-leases.yaml"
+    path.write_text(text.replace("workloads:", eth + "workloads:"))
+    options = _compare_bm(path)
+    s_eth = options["bm-eth"]["time"]["slowdown"]
+    assert 2.0 * s_eth > 2.5 * options["bm"]["time"]["slowdown"]  # the premise, by compare's own figures
+    plan = api.plan_scenario(str(path))
+    (pool,) = plan["pools"]
+    assert pool["offer_bare_metal"] == "bm"
+    # by hand: 64 cards x 720 h x 2.5 USD on the full fabric, no overtime
+    assert pool["cost_per_month"]["hybrid"] == pytest.approx(64 * 720 * 2.5, rel=1e-6)

@@ -503,7 +503,7 @@ def _commit_gpu(scenario: Scenario, cat: Catalog, gpu: str, curves: dict[str, np
     committed, committed_cost = _committed(scenario, gpu, n, mh, h)
     signed_served = np.minimum(pool, committed).reshape(h, mh).sum(axis=1) if n else np.zeros(h)
     pool = np.maximum(pool - committed, 0.0)  # cards already signed serve first, at no new rental
-    ct = cheapest(scenario, gpu, "container")
+    ct = cheapest(scenario, gpu, "container", [w for w in wls if "elastic" not in w.requires] or wls, cat, weights)
     bms = [o for o in scenario.offers if o.gpu == gpu and o.mode == "bare-metal"]
     spot_offer = cheapest_spot(scenario, gpu)
     spot_h = None

@@ -4,6 +4,9 @@ Per GPU type (a workload's first GPU):
 - pool demand = workloads that may use the pool (all but `elastic` ones); pinned demand = those that
   require bare metal (`compliance`, `custom-driver`), so R >= their peak;
 - R* = `pool.size_pool` over every candidate R (whole nodes when the bare-metal offer leases nodes);
+- the pool's bare-metal and container offers are each mode's cheapest per dedicated GPU-hour of the pool's
+  work (mid price x that work's slowdown there, `pricing.cheapest`): a cheap lease on 10 GbE loses to a
+  dearer one on InfiniBand when it runs the work more than its discount slower;
 - every offer runs the work at its own slowdown against ideal dedicated bare metal with a full fabric
   (`models.perf`, as `compare` times it): s_b on the bare-metal offer, s_c on the container one, each the
   GPU-hour-weighted `pricing.pool_slowdown` of the pool's (non-elastic) work, rework after interruptions
@@ -394,8 +397,11 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     """One GPU type's pool: its sizing at the three price points, its money and its assignments."""
     project = demand.project
     dpm = scenario.days_per_month
-    bm = cheapest(scenario, gpu, "bare-metal")
-    ct = cheapest(scenario, gpu, "container")
+    weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
+               if c is not None} if project else None
+    pool_wls = [w for w in wls if "elastic" not in w.requires] or wls
+    bm = cheapest(scenario, gpu, "bare-metal", pool_wls, cat, weights)  # per dedicated GPU-hour of this work
+    ct = cheapest(scenario, gpu, "container", pool_wls, cat, weights)
     if bm is None and ct is None:
         raise GpuplanError(f"no offer for GPU `{gpu}` in the demand", field="offers",
                            hint="add a bare-metal and a container offer for it.")
@@ -417,9 +423,6 @@ def _pool(scenario: Scenario, gpu: str, wls: list[Workload], demand: Demand, cat
     if ct is None and float(elastic.max()) > 0:
         raise GpuplanError(f"elastic work needs a container offer for `{gpu}`", field="offers",
                            hint="add a container offer for that GPU.")
-    weights = {w.id: float(c.sum()) for w, c in ((w, demand.by_workload.get(w.id)) for w in wls)
-               if c is not None} if project else None
-    pool_wls = [w for w in wls if "elastic" not in w.requires] or wls
     sd = pool_slowdown(pool_wls, gpu, ct, cat, weights)
     s_b = pool_slowdown(pool_wls, gpu, bm, cat, weights)  # the same work on the lease (1.0 without one)
     elastic_wls = [w for w in wls if "elastic" in w.requires]

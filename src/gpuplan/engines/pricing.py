@@ -47,15 +47,22 @@ def _probe_workload(gpu: str) -> Workload:
                     duration_hours=24.0, utilization=1.0, communication=0.0, requires=frozenset())
 
 
-def cheapest(scenario: Scenario, gpu: str, mode: str) -> Offer | None:
+def cheapest(scenario: Scenario, gpu: str, mode: str, work: Sequence[Workload] | None = None,
+             catalog: Catalog | None = None, weights: Mapping[str, float] | None = None) -> Offer | None:
     """The cheapest offer of a GPU that bills as `mode`, spot capacity aside (its own tier, `cheapest_spot`),
     by its mid price per GPU-hour in use (an owned server's price per hour held plus its busy draw above
-    the idle one: a lease and a bought server compare at full use)."""
+    the idle one: a lease and a bought server compare at full use). With `work` (and `catalog`), where
+    several offers qualify: by that price x the work's slowdown there (`pool_slowdown`), the price of a
+    dedicated GPU-hour of it, so a cheap lease on a slow network loses to a dearer one on a fast one when
+    it runs the work more than its discount slower."""
     offers = [o for o in scenario.offers if o.gpu == gpu and o.mode == mode and o.capacity != "spot"]
 
     def in_use(o: Offer) -> float:
         return o.price_per_gpu_hour.mid + (o.owned.extra_per_node_hour / o.gpus_per_node if o.owned else 0.0)
 
+    if work is not None and catalog is not None and len(offers) > 1:
+        wls = list(work)
+        return min(offers, key=lambda o: (in_use(o) * pool_slowdown(wls, gpu, o, catalog, weights), o.id))
     return min(offers, key=lambda o: (in_use(o), o.id)) if offers else None
 
 
@@ -149,8 +156,9 @@ def pool_prices(scenario: Scenario, gpu: str | None = None, catalog: Catalog | N
             raise GpuplanError("the scenario offers several GPUs; say which", field="gpu",
                                hint=f"GPUs offered: {', '.join(gpus)}")
         gpu = gpus[0]
-    bm = cheapest(scenario, gpu, "bare-metal")
-    ct = cheapest(scenario, gpu, "container")
+    work = pool_workloads(scenario, gpu)
+    bm = cheapest(scenario, gpu, "bare-metal", work, cat)
+    ct = cheapest(scenario, gpu, "container", work, cat)
     if bm is None and ct is None:
         raise GpuplanError(f"no offer for GPU `{gpu}`", field="offers", hint=f"GPUs offered: {', '.join(gpus)}")
     return PoolPricing(
