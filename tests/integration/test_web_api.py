@@ -122,9 +122,24 @@ def test_report_endpoint(client: TestClient, capsys: pytest.CaptureFixture[str])
     assert client.post("/api/report", json={"kind": "audit"}).status_code == 400
     assert client.post("/api/report", json={"kind": "compare"}).status_code == 400
     bad = client.post("/api/report", json={"kind": "audit", "data": {"gpus": "nope"}})
-    assert bad.status_code == 422 and bad.json()["field"] == "data"
+    assert bad.status_code == 422 and bad.json()["field"] == "data.schema"  # checked against the contract
     bad = client.post("/api/report", json={"kind": "simulate", "data": [1, 2]})
-    assert bad.status_code == 422
+    assert bad.status_code == 422 and bad.json()["field"].startswith("data.")
+
+
+def test_a_report_renderer_bug_on_valid_data_is_a_500_not_the_clients_error(
+        client: TestClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data the plan contract accepts is the client's part done: a renderer that then fails is our bug
+    (500 'internal'), not a 422 blaming the data (before: TypeError, KeyError ... on render were 422)."""
+    import gpuplan.render.html as html
+
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise KeyError("a renderer bug")
+
+    plan = cli_json(capsys, "plan", str(HYBRID))
+    monkeypatch.setattr(html, "render_report", broken)
+    r = client.post("/api/report", json={"kind": "plan", "data": plan})
+    assert r.status_code == 500 and r.json()["error"] == "internal", r.text
 
 
 def test_form_fields_and_edit(client: TestClient) -> None:

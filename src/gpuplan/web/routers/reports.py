@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 
 import gpuplan.web.limits as limits
-from gpuplan.web.errors import err, log
+from gpuplan.web.errors import err
 from gpuplan.web.requests import body_schema, read_model
 from gpuplan.web.routers.engines import In
 from gpuplan.web.runtime import call, rt
@@ -40,18 +40,23 @@ def compare_report(text: str, lang: str, cat: Any, fragment: bool) -> str:
 
 
 def render_data(kind: str, data: Any, lang: str, fragment: bool) -> str:
-    """The report of a result the client sent back. The data is the client's: a shape the renderer cannot
-    draw is their input error (422), logged in one line in case it is ours."""
-    from jinja2 import TemplateError
+    """The report of a result the client sent back. The data is checked against the command's contract
+    first: a shape that is not one is the client's error (422, with the field path); what the renderer
+    raises on data the contract accepts is ours (500, through the one error mapping)."""
+    from pydantic import ValidationError
 
+    from gpuplan.contracts import validate
     from gpuplan.render.html import render_report
 
     try:
-        return render_report(kind, data, lang, fragment=fragment)
-    except (TemplateError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
-        log.warning("report of client data (%s) failed: %s: %s", kind, type(exc).__name__, str(exc)[:200])
-        raise err(422, "input", f"`data` is not a {kind} result: {type(exc).__name__}: {exc}",
-                  field="data", hint=f"send the JSON that /api/{kind} returned.") from None
+        validate(kind, data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise err(422, "input", f"`data` is not what /api/{kind} returns: {where or 'the top'}: {first['msg']}",
+                  field="data" + (f".{where}" if where else ""),
+                  hint=f"send the JSON that /api/{kind} returned (`gpuplan schema {kind}`).") from None
+    return render_report(kind, data, lang, fragment=fragment)
 
 
 def _download(r: Response, name: str) -> Response:
