@@ -759,6 +759,19 @@ static void *map_lines(int fd, size_t size, size_t pos, size_t window, const cha
     }
 }
 
+/* The lines of the window at `pos`: inside the whole file's one mapping when `whole_b` is given, else
+ * mapped now (*map, for munmap). 0, or -1 when the mapping failed. */
+static int window_at(int fd, size_t size, size_t pos, size_t window, const char *whole_b, const char **b,
+                     const char **e, void **map, size_t *maplen) {
+    if (whole_b != NULL) {
+        *b = whole_b + pos;
+        *e = whole_b + size;
+        return 0;
+    }
+    *map = map_lines(fd, size, pos, window, b, e, maplen);
+    return *map == MAP_FAILED ? -1 : 0;
+}
+
 /* Cuts [b, e) after newlines into one chunk per thread; `at_end`: e is the end of the file. */
 static int split_chunks(const csv_job *J, const char *b, const char *e, int at_end, chunk_t *chunks) {
     int nthreads = 1;
@@ -861,10 +874,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     int64_t lines = 0;
     /* pass 1: count the lines (and refuse quotes), window by window */
     for (size_t pos = body; pos < size;) {
-        if (whole != MAP_FAILED) {
-            b = whole_b + pos;
-            e = whole_b + size;
-        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
+        if (window_at(fd, size, pos, window, whole_b, &b, &e, &map, &maplen) < 0) {
             result = Py_NewRef(Py_None);
             goto done;
         }
@@ -909,10 +919,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     int64_t r0 = 0;
     size_t k = 0;
     for (size_t pos = body; pos < size;) {
-        if (whole != MAP_FAILED) {
-            b = whole_b + pos;
-            e = whole_b + size;
-        } else if ((map = map_lines(fd, size, pos, window, &b, &e, &maplen)) == MAP_FAILED) {
+        if (window_at(fd, size, pos, window, whole_b, &b, &e, &map, &maplen) < 0) {
             result = Py_NewRef(Py_None);
             goto done;
         }
