@@ -123,7 +123,12 @@ def _map_errors(app: FastAPI) -> None:
 def app_from_env() -> FastAPI:
     """The app of one `gpuplan serve --workers N` process: `create_app` with the settings the parent put in
     the environment (uvicorn starts each worker in a fresh interpreter)."""
-    app = create_app(**json.loads(os.environ[CONFIG_ENV]))
+    return ready(create_app(**json.loads(os.environ[CONFIG_ENV])))
+
+
+def ready(app: FastAPI) -> FastAPI:
+    """`app` warmed up (`warm_up`) and its start-up objects out of the collector's view (`freeze_heap`):
+    what every serving process does before it listens."""
     warm_up(app)
     freeze_heap()
     return app

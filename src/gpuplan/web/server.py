@@ -108,13 +108,11 @@ def run(config: dict[str, Any], *, host: str, port: int, workers: int = 1, app: 
     `config`. `max_connections` is per process."""
     import uvicorn
 
-    from gpuplan.web.app import CONFIG_ENV, create_app, freeze_heap, warm_up
+    from gpuplan.web.app import CONFIG_ENV, create_app, ready
 
     _workers_spawn_cleanly()
     if workers <= 1:
-        web = app if app is not None else create_app(**config)
-        warm_up(web)
-        freeze_heap()
+        web = ready(app if app is not None else create_app(**config))
         uvicorn.run(web, host=host, port=port, **options(max_connections))
         return
     if sys.platform == "linux":
@@ -156,12 +154,10 @@ def serve_worker(config: dict[str, Any], host: str, port: int, max_connections: 
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from gpuplan.web.app import create_app, freeze_heap, warm_up
+    from gpuplan.web.app import create_app, ready
 
     try:
-        web = create_app(**config)
-        warm_up(web)
-        freeze_heap()
+        web = ready(create_app(**config))
         sock = listener(host, port)
     except Exception:
         log.exception("a server process could not start")
