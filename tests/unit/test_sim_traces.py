@@ -448,3 +448,79 @@ def test_the_c_reader_maps_the_file_in_windows_and_reads_every_value(
         assert np.array_equal(values, [want[2], want[0], want[1]], equal_nan=True)
     assert ck.read_columns(str(f), ("a",), len(rows) - 1, window) == (len(rows), None)  # past max_rows: the count
     assert ck.read_columns(str(f), ("a",), len(rows), window) is not None  # at it: read
+
+
+def _oracle_columns(body: list[str], ncols: int, wanted: tuple[int, ...]) -> list[list[float]] | None:
+    """What read_columns must give for these lines (each without its newline), by Python's rules: None
+    for a blank line, a quote, another number of fields or a cell that is not a plain number."""
+    import re
+
+    out: list[list[float]] = [[] for _ in wanted]
+    for line in body:
+        line = line.removesuffix("\r")
+        if not line or '"' in line or line.count(",") != ncols - 1:
+            return None
+        cells = line.split(",")
+        for w, c in enumerate(wanted):
+            cell = cells[c].strip(" \t")
+            if not cell:
+                out[w].append(float("nan"))
+            elif len(cell) >= 64 or not re.fullmatch(r"[0-9.eE+-]+", cell):
+                return None
+            else:
+                try:
+                    out[w].append(float(cell))
+                except ValueError:
+                    return None
+    return out
+
+
+LONG_CELLS = st.one_of(CELLS, st.integers(0, 10**15).map(str), st.integers(10**15, 10**17).map(str),
+                       st.sampled_from(["-12345678", "+999999999", "00000000012", "1.0", "7x", "1e", "--1", "1 2"]))
+FLAWS = ["", "\r", "1,2,3", "1,2,3,4,5", '1,"2",3,4', "x,y,z,w"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(LONG_CELLS, st.text("abcxyz-_ ", max_size=30), LONG_CELLS, LONG_CELLS),
+                  min_size=200, max_size=1500),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    flaw=st.none() | st.tuples(st.sampled_from(FLAWS), st.floats(0, 1)),
+    long_line=st.booleans(),
+)
+def test_the_c_reader_over_many_blocks_matches_pythons_rules(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, str, str, str]], newline: str,
+    flaw: tuple[str, float] | None, long_line: bool,
+) -> None:
+    """Files of many 16 KB blocks (the block reader's lists of separators), lines of every length (one
+    longer than a block, read by the line loop), and at most one flawed line anywhere (blank, another
+    field count, a quote, a word): read_columns gives what Python's split and float() give, or None."""
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    body = [",".join(r) for r in rows]
+    if long_line:
+        body.insert(len(body) // 3, f"1,{'s' * 20_000},2,3")
+    if flaw is not None:
+        body.insert(int(flaw[1] * len(body)), flaw[0])
+    f = tmp_path_factory.mktemp("blocks") / "t.csv"
+    f.write_bytes(newline.join(["a,skip,b,c", *body, ""]).encode())
+    want = _oracle_columns(body, 4, (3, 0, 2))
+    got = ck.read_columns(str(f), ("c", "a", "b"), -1)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None and got[0] == len(body)
+    values = [np.frombuffer(c, dtype=np.float64) for c in got[1]]
+    for v, w in zip(values, want, strict=True):
+        assert np.array_equal(v, np.array(w), equal_nan=True)
+        assert np.array_equal(np.signbit(v), np.signbit(np.array(w)))  # -0 stays -0
+
+
+@pytest.mark.parametrize("blank", ["\n", "\r\n"])
+def test_a_blank_line_in_a_one_column_file_goes_to_the_general_reader(tmp_path: Path, blank: str) -> None:
+    """With one column a blank line has the right field count: only the blank-line rule refuses it."""
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    f = tmp_path / "one.csv"
+    f.write_bytes(("a\n" + "12\n" * 100 + blank + "12\n" * 100).encode())
+    assert ck.read_columns(str(f), ("a",), -1) is None
+    f.write_bytes(("a\n" + "12\n" * 201).encode())
+    assert ck.read_columns(str(f), ("a",), -1) == (201, [np.full(201, 12.0).tobytes()])

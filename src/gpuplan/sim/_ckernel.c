@@ -27,6 +27,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define BIG ((int64_t)1 << 62)
 
@@ -613,8 +616,116 @@ static inline const char *find_comma(const char *q, const char *le) {
     return q;
 }
 
+#if defined(__SSE2__)
+/* ---- the block reader: the same rules as the line loop of parse_rows, on x86-64 (SSE2 is part of
+ * it). Stage 1 lists the offsets of every separator (',' and '\n') of a block with vector compares;
+ * stage 2 takes each line from the list: the field count is one comparison (the line's ncols-th
+ * separator must be its newline), and only the wanted fields are looked at. Plain integers are read
+ * eight digits at a time. */
+
+#define BLOCK 16384 /* bytes per stage 1: the lists stay in the first-level cache */
+
+/* Bit i set where p[i] == ch, for the 64 bytes at p. */
+static inline uint64_t match64(const char *p, __m128i ch) {
+    uint64_t m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), ch));
+    uint64_t m1 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), ch));
+    uint64_t m2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), ch));
+    uint64_t m3 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), ch));
+    return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* How many of the eight bytes of w (first byte lowest) lead as ASCII digits: a byte is a digit when
+ * its high nibble is 3 and stays 3 after adding 6 (a carry of that sum only reaches bytes after a
+ * non-digit, which do not count). */
+static inline int digit_run(uint64_t w) {
+    uint64_t nd = ((w & (0xF0 * ONES)) ^ (0x30 * ONES)) | (((w + 6 * ONES) & (0xF0 * ONES)) ^ (0x30 * ONES));
+    uint64_t flag = (((nd & ~HIGHS) + ~HIGHS) | nd) & HIGHS; /* the high bit of every non-digit byte */
+    return flag ? __builtin_ctzll(flag) >> 3 : 8;
+}
+
+/* The value of eight ASCII digits, the first in the lowest byte (leading zero bytes count as 0). */
+static inline int64_t eight_digits(uint64_t w) {
+    w = (w & (0x0F * ONES)) * 2561 >> 8;
+    w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+    return (int64_t)((w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32);
+}
+
+static const int64_t POW10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+
+/* The field [f, fe) as the line loop's plain integer (a sign, then 1 to 15 digits, nothing else): 1
+ * and *out; 0 for anything else (parse_number decides). Reads 16 bytes from the digits: `lim` is the
+ * end of readable memory. */
+static inline int plain_integer(const char *f, const char *fe, const char *lim, double *out) {
+    const char *x = f;
+    int neg = 0;
+    if (x < fe && (*x == '-' || *x == '+')) neg = *x++ == '-';
+    int64_t len = fe - x, v;
+    if (len < 1 || len > 15 || lim - x < 16) return 0;
+    uint64_t w;
+    memcpy(&w, x, 8);
+    if (len <= 8) {
+        if (digit_run(w) < len) return 0;
+        v = eight_digits(w << (8 * (8 - len)));
+    } else {
+        uint64_t w2;
+        memcpy(&w2, x + 8, 8);
+        if (digit_run(w) < 8 || digit_run(w2) < len - 8) return 0;
+        v = eight_digits(w) * POW10[len - 8] + eight_digits(w2 << (8 * (16 - len)));
+    }
+    *out = neg ? -(double)v : (double)v;
+    return 1;
+}
+
+/* Parses whole lines from *pp while a block of them fits before `end` (16 bytes kept readable after
+ * every field); *pp moves past them. The rows parsed, or -1 as parse_rows. */
+static int64_t parse_blocks(const csv_job *J, const char **pp, const char *end, int64_t r0, int64_t cap) {
+    uint32_t sep[BLOCK], nls[BLOCK];
+    const char *p = *pp;
+    const int ncols = J->ncols;
+    const __m128i comma = _mm_set1_epi8(','), newline = _mm_set1_epi8('\n');
+    int64_t r = 0;
+    while (end - p >= 64 + 16) {
+        size_t span = (size_t)(end - p) - 16;
+        if (span > BLOCK) span = BLOCK;
+        span -= span % 64;
+        size_t ns = 0, nn = 0; /* stage 1 */
+        for (size_t off = 0; off < span; off += 64) {
+            uint64_t nl = match64(p + off, newline), m = match64(p + off, comma) | nl;
+            for (; m; m &= m - 1) sep[ns++] = (uint32_t)(off + (size_t)__builtin_ctzll(m));
+            for (; nl; nl &= nl - 1) nls[nn++] = (uint32_t)(off + (size_t)__builtin_ctzll(nl));
+        }
+        if (nn == 0) break; /* a line longer than a block: the line loop */
+        size_t k = 0; /* stage 2: sep[k] is the first separator of the line at p + row */
+        uint32_t row = 0;
+        for (size_t i = 0; i < nn; i++) {
+            uint32_t e = nls[i];
+            if (k + (size_t)ncols > ns || sep[k + (size_t)ncols - 1] != e) return -1; /* another field count */
+            if (e == row || (e == row + 1 && p[row] == '\r')) return -1;               /* a blank line */
+            if (r >= cap) return -1;
+            for (int w = 0; w < J->nwanted; w++) {
+                int c = J->col_of[w];
+                const char *f = p + (c == 0 ? row : sep[k + (size_t)c - 1] + 1), *fe = p + sep[k + (size_t)c];
+                if (c == ncols - 1 && fe > f && fe[-1] == '\r') fe--;
+                double *o = &J->out[w][r0 + r];
+                if (!plain_integer(f, fe, end, o) && parse_number(f, fe, o)) return -1;
+            }
+            r++;
+            k += (size_t)ncols;
+            row = e + 1;
+        }
+        p += row;
+    }
+    *pp = p;
+    return r;
+}
+#endif
+
 /* Parses the lines of [p, end) into rows r0, r0 + 1, ... (at most `cap`); the rows parsed, or -1 when
- * the text is not plain (the caller falls back). */
+ * the text is not plain (the caller falls back). The block reader takes the lines it can; this loop
+ * the rest (a last line without its newline, lines longer than a block, another architecture). */
 static int64_t parse_rows(const csv_job *J, const char *p, const char *end, int64_t r0, int64_t cap) {
     int want_at[256];
     if (J->ncols > 256) return -1;
@@ -624,6 +735,10 @@ static int64_t parse_rows(const csv_job *J, const char *p, const char *end, int6
     for (int w = 0; w < J->nwanted; w++)
         if (J->col_of[w] > last) last = J->col_of[w];
     int64_t r = 0;
+#if defined(__SSE2__)
+    r = parse_blocks(J, &p, end, r0, cap);
+    if (r < 0) return -1;
+#endif
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         const char *le = eol ? eol : end;
@@ -687,14 +802,12 @@ static void *count_chunk(void *arg) {
         c->fail = 1;
         return NULL;
     }
-    int64_t n = 0; /* newlines, counted in blocks the compiler can vectorise */
-    const unsigned char *q = (const unsigned char *)c->begin, *e = (const unsigned char *)c->end;
-    while (e - q >= 256) {
-        unsigned k = 0;
-        for (int i = 0; i < 256; i++) k += q[i] == '\n';
-        n += k;
-        q += 256;
-    }
+    int64_t n = 0; /* newlines */
+    const char *q = c->begin, *e = c->end;
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    for (; e - q >= 64; q += 64) n += __builtin_popcountll(match64(q, newline));
+#endif
     for (; q < e; q++) n += *q == '\n';
     if (c->last_chunk && c->end > c->begin && c->end[-1] != '\n') n++;
     c->lines = n;
