@@ -5,7 +5,9 @@ internal error, exit 1, with the traceback only under `--debug`.
 
 What a user waits for is the whole process, so `main` imports only what the command being run needs:
 the command's own module (not all twelve); heavy libraries load where they are used (`gpuplan.lazy`).
-Every command line goes through this one typer app.
+Every command line goes through this one typer app. The command modules evaluate their annotations
+when imported (no `from __future__ import annotations`): typer reads each command's signature, and
+string annotations would be compiled again by `eval` on every run (about 2 ms for `simulate`).
 """
 
 from __future__ import annotations

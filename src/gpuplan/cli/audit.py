@@ -1,7 +1,5 @@
 """`gpuplan audit`: real GPU utilisation, idle money and data-starved jobs from telemetry."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

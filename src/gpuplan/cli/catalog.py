@@ -1,7 +1,5 @@
 """`gpuplan catalog gpus|offers|defaults|pull`."""
 
-from __future__ import annotations
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any

@@ -1,7 +1,5 @@
 """`gpuplan compare` and `gpuplan init`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

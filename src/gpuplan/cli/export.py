@@ -1,7 +1,5 @@
 """`gpuplan export`: the plan as scheduler configuration (Kueue, Slurm, Volcano, SkyPilot)."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated, Literal

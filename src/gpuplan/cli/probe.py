@@ -1,7 +1,5 @@
 """`gpuplan probe`: what this node is, its GPUs, links and network; `--bench` measures them."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

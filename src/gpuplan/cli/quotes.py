@@ -1,7 +1,5 @@
 """`gpuplan quotes add|import|list|trend`: a team's quote history in SQLite or PostgreSQL."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

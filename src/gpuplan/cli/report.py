@@ -1,7 +1,5 @@
 """`gpuplan report`: the decision pack."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`gpuplan schema NAME`: the JSON Schema of a command's `-o json` output."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

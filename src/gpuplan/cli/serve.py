@@ -1,7 +1,5 @@
 """`gpuplan serve`: the web page and JSON API (see docs/web.md)."""
 
-from __future__ import annotations
-
 import ipaddress
 from typing import Annotated, Any
 

@@ -1,7 +1,5 @@
 """`gpuplan simulate`: replay a job trace through a reserved pool that spills to containers."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated

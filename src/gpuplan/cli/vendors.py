@@ -1,7 +1,5 @@
 """`gpuplan vendors`: the seed article's vendor checklist per offer and provider."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
