@@ -17,19 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gpuplan.constants import DEFAULT_QUEUEING, Packing, Queueing
-from gpuplan.contracts.results import AuditReport as AuditReport
-from gpuplan.contracts.results import CommitReport as CommitReport
-from gpuplan.contracts.results import CompareResult as CompareResult
-from gpuplan.contracts.results import DecisionPack as DecisionPack
-from gpuplan.contracts.results import DemandCurve as DemandCurve
-from gpuplan.contracts.results import DemandMode as DemandMode
-from gpuplan.contracts.results import SimulateResult as SimulateResult
 from gpuplan.errors import GpuplanError
 from gpuplan.inputs.starter import STARTER as STARTER  # the public name, re-exported
 from gpuplan.inputs.units import parse_time as parse_time  # re-exported (was defined here)
 
+# The result classes are re-exported: each is loaded when first asked for (`__getattr__` below).
 if TYPE_CHECKING:
     from gpuplan.contracts.plan import PlanResult as PlanDoc
+    from gpuplan.contracts.results import AuditReport as AuditReport
+    from gpuplan.contracts.results import CommitReport as CommitReport
+    from gpuplan.contracts.results import CompareResult as CompareResult
+    from gpuplan.contracts.results import DecisionPack as DecisionPack
+    from gpuplan.contracts.results import DemandCurve as DemandCurve
+    from gpuplan.contracts.results import DemandMode as DemandMode
+    from gpuplan.contracts.results import SimulateResult as SimulateResult
     from gpuplan.engines.planner import PlanResult
     from gpuplan.engines.pricing import PoolPricing
     from gpuplan.engines.vendors import VendorsResult
@@ -40,6 +41,16 @@ if TYPE_CHECKING:
 
 Lang = Literal["en", "zh"]
 ExportTarget = Literal["kueue", "slurm", "volcano", "skypilot"]
+_RESULTS = {"AuditReport", "CommitReport", "CompareResult", "DecisionPack", "DemandCurve", "DemandMode",
+            "SimulateResult"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RESULTS:
+        from gpuplan.contracts import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _catalog(catalog: str | Path | Catalog | None) -> Catalog:
@@ -81,6 +92,8 @@ def compare(
         scen = apply_measured(scen, load_measured(measured, cat), measured_offer)
     advice = advise_mod.advise(scen, cat)
     curves = {a.workload.id: advise_mod.hours_curves(a, scen, cat) for a in advice} if hours_curves else {}
+    from gpuplan.contracts.results.compare import CompareResult
+
     return CompareResult(scenario=scen, catalog=cat, advice=advice, hours_curves=curves)
 
 
@@ -349,6 +362,8 @@ def simulate(
     finally:
         stop()
     rec = recommend(runs, budget, researcher or 0.0, prices.days_per_month if prices is not None else 30.0)
+    from gpuplan.contracts.results.simulate import SimulateResult
+
     return SimulateResult(
         runs=runs,
         trace=str(trace),
@@ -470,6 +485,8 @@ def audit(
     curve = None
     if demand_mode is not None:
         curve = _demand(samples, demand_mode, gpu_type, catalog)
+    from gpuplan.contracts.results.audit import AuditReport
+
     return AuditReport(result=result, demand=curve)
 
 
@@ -516,6 +533,8 @@ def _demand(samples: Any, mode: DemandMode, gpu_type: str | None, catalog: str |
         return model or gpu_type or "gpu"
 
     rows = mark_once(demand_curve(samples, mode, gpu_type_of, default_gpu=gpu_type or "gpu"))
+    from gpuplan.contracts.results.audit import DemandCurve
+
     return DemandCurve(mode=mode, rows=len(rows), csv=demand_csv(rows))
 
 
@@ -674,6 +693,8 @@ def commit(
     if quotes is not None or db is not None:
         fitted = quote_drifts(scen, quotes=quotes, db=db)
     res = run_commit(scen, cat, paths=paths, seed=seed, drifts=default_drifts(scen, fitted))
+    from gpuplan.contracts.results.commit import CommitReport
+
     return CommitReport(commit_view(res, lang))
 
 
@@ -791,5 +812,7 @@ def report(
               for o in scen.offers]
     runs = [r for g in com.view["gpus"] for r in g["runs"]]
     summary = decision_summary(plan_doc, com.to_json(), runs, offers)
+    from gpuplan.contracts.results.pack import DecisionPack
+
     return DecisionPack(summary=summary, compare=cmp, plan=plan_doc, commit=com, vendors=ven, audit=audit_doc,
                         scenario=str(scen.path or scenario))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpuplan.contracts.results import heading as heading  # the lean path's heading (cli.fast)
 from gpuplan.i18n import t as _t
 
 
