@@ -33,6 +33,21 @@
 
 #define BIG ((int64_t)1 << 62)
 
+/* Asks for transparent huge pages over the 2 MiB-aligned inside of a fresh buffer (Linux leaves
+ * them to madvise on most systems): one page fault per 2 MiB where there were 512, and a fault costs
+ * about 2 us here (a VM), so filling the 33 MB of columns of a 620,000-job trace faulted for 18 ms
+ * of CPU. Only a hint: the kernel may still give 4 KiB pages, with the same bytes. */
+static void want_huge_pages(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 static void set_min(int64_t *tree, int64_t size, int64_t pos, int64_t value) {
     int64_t p = pos + size;
     tree[p] = value;
@@ -1027,6 +1042,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         if (!ba) goto done;
         PyList_SET_ITEM(arrays, w, ba);
         J.out[w] = (double *)PyByteArray_AS_STRING(ba);
+        want_huge_pages(J.out[w], (size_t)lines * sizeof(double));
     }
     /* pass 2: parse, the same windows and chunks */
     int64_t r0 = 0;
@@ -1362,6 +1378,7 @@ static PyObject *py_summary(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    want_huge_pages(tmp, sizeof(double) * m1);
     double total_h, reserved_h, burst_h, mean = 0, p50 = 0, p95 = 0, maxw = 0, span_h = 0, calendar_h = 0;
     long long bursts = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -1413,8 +1430,24 @@ done:
     return out;
 }
 
+/* zeros(nbytes) -> bytearray: zeroed, on huge pages where the system gives them (want_huge_pages);
+ * the replay's output buffers. */
+static PyObject *py_zeros(PyObject *Py_UNUSED(self), PyObject *arg) {
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "nbytes >= 0");
+        return NULL;
+    }
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, n);
+    if (!ba) return NULL;
+    want_huge_pages(PyByteArray_AS_STRING(ba), (size_t)n);
+    memset(PyByteArray_AS_STRING(ba), 0, (size_t)n);
+    return ba;
+}
+
 static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
+    {"zeros", py_zeros, METH_O, "zeros(nbytes) -> bytearray of nbytes zeros (on huge pages where the system gives them)."},
     {"read_columns", py_read_columns, METH_VARARGS,
      "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]), or None when\n"
      "the file is not plain, or (rows, None) when it has more than max_rows rows (counted in a first pass, before\n"
