@@ -249,6 +249,20 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
 
     for (;;) {
         while (h < i && !queued[h]) h++;
+        if (!best_effort && !S && h < i) {
+            /* Strict FIFO, the queue not empty: its head did not fit at the last start pass, and
+             * nothing frees room before the next completion or the head's deadline. Arrivals before
+             * then only join the queue (or burst, larger than the pool), each at its own time, as
+             * the steps below would do one event at a time. */
+            double until = hn > 0 ? heap_t[0] : INFINITY;
+            if (finite_wait && s[h] + wait_s < until) until = s[h] + wait_s;
+            for (; i < n && s[i] < until; i++) {
+                if (NEED(i) > nodes)
+                    to_elastic(S, u, i, s[i], start, burst);
+                else
+                    queued[i] = 1;
+            }
+        }
         double t = INFINITY;
         if (i < n) t = s[i];
         if (hn > 0 && heap_t[0] < t) t = heap_t[0];
