@@ -249,19 +249,30 @@ static int run(const double *s, const double *d, const int64_t *u, int64_t n, in
 
     for (;;) {
         while (h < i && !queued[h]) h++;
-        if (!best_effort && !S && h < i) {
-            /* Strict FIFO, the queue not empty: its head did not fit at the last start pass, and
-             * nothing frees room before the next completion or the head's deadline. Arrivals before
-             * then only join the queue (or burst, larger than the pool), each at its own time, as
-             * the steps below would do one event at a time. */
-            double until = hn > 0 ? heap_t[0] : INFINITY;
-            if (finite_wait && s[h] + wait_s < until) until = s[h] + wait_s;
+        /* Strict FIFO, the queue not empty: its head did not fit at the last start pass, and nothing
+         * frees room before the next completion. Until then, what the steps below would do one event
+         * at a time is done here in a tighter loop, each at its own time: arrivals before the head's
+         * deadline only join the queue (or burst, larger than the pool); at the deadline, before
+         * any arrival, the heads due burst, unless the head after them fits (a start at that
+         * instant: the steps below take it). */
+        while (!best_effort && !S && h < i) {
+            const double done_t = hn > 0 ? heap_t[0] : INFINITY, due = finite_wait ? s[h] + wait_s : INFINITY;
+            const double until = due < done_t ? due : done_t;
             for (; i < n && s[i] < until; i++) {
                 if (NEED(i) > nodes)
                     to_elastic(S, u, i, s[i], start, burst);
                 else
                     queued[i] = 1;
             }
+            if (!(due < done_t) || (i < n && s[i] <= due)) break;
+            int64_t k = h; /* the head once the jobs due at `due` have burst */
+            while (k < i && (!queued[k] || s[k] + wait_s <= due)) k++;
+            if (k < i && (NEED(k) == 0 ? u[k] <= node_tree[1] : NEED(k) <= n_empty)) break;
+            for (; h < k; h++)
+                if (queued[h]) {
+                    queued[h] = 0;
+                    to_elastic(S, u, h, due, start, burst);
+                }
         }
         double t = INFINITY;
         if (i < n) t = s[i];
