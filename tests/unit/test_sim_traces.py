@@ -524,3 +524,13 @@ def test_a_blank_line_in_a_one_column_file_goes_to_the_general_reader(tmp_path: 
     assert ck.read_columns(str(f), ("a",), -1) is None
     f.write_bytes(("a\n" + "12\n" * 201).encode())
     assert ck.read_columns(str(f), ("a",), -1) == (201, [np.full(201, 12.0).tobytes()])
+
+
+@pytest.mark.parametrize("line", ["\n", "1\n", "12,3\n" * 7 + "\n"])
+def test_the_c_reader_counts_every_newline(tmp_path: Path, line: str) -> None:
+    """The row count (past `max_rows`: the count, no columns) over long runs of newlines, as dense as
+    they come (a file of blank lines: every byte)."""
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    f = tmp_path / "n.csv"
+    f.write_bytes(("a\n" + line * 50_001).encode())
+    assert ck.read_columns(str(f), ("a",), 5) == ((line * 50_001).count("\n"), None)
