@@ -563,7 +563,7 @@ done:
 
 /* ---------------------------------------------------------------- a strict reader of numeric CSV columns
  *
- * read_columns(path, names, max_rows, window) -> (rows, [bytearray of float64 per name]), (rows, None) past
+ * read_columns(path, names, max_rows, window) -> (rows, [memoryview of float64 per name]), (rows, None) past
  * max_rows, or None.
  * Reads only the named columns of a plain CSV file (a header line, comma-separated, no quotes), as
  * float64, NaN where a field is empty. Anything else -- a missing column, a quote, a line with another
@@ -961,6 +961,15 @@ static int split_chunks(const csv_job *J, const char *b, const char *e, int at_e
     return nthreads;
 }
 
+/* A memoryview of bytes [start, start + len) of `obj` (its buffer, not a copy). */
+static PyObject *slice_of(PyObject *obj, Py_ssize_t start, Py_ssize_t len) {
+    PyObject *mv = PyMemoryView_FromObject(obj);
+    if (!mv) return NULL;
+    PyObject *part = PySequence_GetSlice(mv, start, start + len);
+    Py_DECREF(mv);
+    return part;
+}
+
 static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *path_obj, *names;
     long long max_rows = -1; /* more rows than this: (rows, None) before any column is allocated */
@@ -969,7 +978,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
                           &window_arg))
         return NULL;
     const size_t window = window_arg > 0 ? (size_t)window_arg : WINDOW;
-    PyObject *result = NULL, *arrays = NULL;
+    PyObject *result = NULL, *arrays = NULL, *owner = NULL;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_ssize_t nw = PyTuple_GET_SIZE(names);
     void *map = MAP_FAILED;
@@ -1073,14 +1082,21 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         result = Py_BuildValue("(LO)", (long long)lines, Py_None);
         goto done;
     }
+    /* the columns: slices of one bytearray whose data starts on a 2 MiB boundary (when they are big
+     * enough to be worth it), all of it on huge pages */
+    const size_t col = (size_t)lines * sizeof(double), huge = (size_t)2 << 20, pad = col * (size_t)nw >= 2 * huge ? huge : 0;
+    owner = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(col * (size_t)nw + pad));
+    if (!owner) goto done;
+    char *base = PyByteArray_AS_STRING(owner);
+    const size_t off = pad ? (huge - (uintptr_t)base % huge) % huge : 0;
+    want_huge_pages(base + off, col * (size_t)nw);
     arrays = PyList_New(nw);
     if (!arrays) goto done;
     for (Py_ssize_t w = 0; w < nw; w++) {
-        PyObject *ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(lines * (int64_t)sizeof(double)));
-        if (!ba) goto done;
-        PyList_SET_ITEM(arrays, w, ba);
-        J.out[w] = (double *)PyByteArray_AS_STRING(ba);
-        want_huge_pages(J.out[w], (size_t)lines * sizeof(double));
+        PyObject *mv = slice_of(owner, (Py_ssize_t)(off + col * (size_t)w), (Py_ssize_t)col);
+        if (!mv) goto done;
+        PyList_SET_ITEM(arrays, w, mv);
+        J.out[w] = (double *)(base + off + col * (size_t)w);
     }
     /* pass 2: parse, the same windows and chunks */
     int64_t r0 = 0;
@@ -1124,6 +1140,7 @@ static PyObject *py_read_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     result = Py_BuildValue("(LO)", (long long)lines, arrays);
 done:
     Py_XDECREF(arrays);
+    Py_XDECREF(owner);
     free(counts);
     if (map != MAP_FAILED) munmap(map, maplen);
     if (whole != MAP_FAILED) munmap(whole, whole_len);
@@ -1240,7 +1257,7 @@ static double percentile(double *a, int64_t n, double q, int64_t *known_k) {
  *   scheduled_time), missing_time (no deletion_time), non_positive_duration (not duration > 0).
  * Kept records move to the front (file order); gpu_hours = numpy's sum of GPUs x duration over them,
  * / 3600; then the jobs are sorted by (submit, position) (a stable merge sort, only when out of order)
- * and units = max(rint(GPUs x 1000), 1). The four are returned as bytearrays of n float64 (units: int64).
+ * and units = max(rint(GPUs x 1000), 1). The four are returned as memoryviews of n float64 (units: int64).
  * None where the Python readers would raise (an empty required value, a negative count or duration, an
  * infinite value, no usable job): they then run and name the line and field. */
 
@@ -1267,40 +1284,42 @@ static PyObject *py_prepare_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     }
     double *c[5];
-    Py_ssize_t len = -1;
+    Py_buffer views[5];
+    Py_ssize_t len = -1, held = 0;
+    PyObject *result = NULL, *o_units = NULL;
+    int64_t n = 0, *idx = NULL, *tmp = NULL;
     for (Py_ssize_t w = 0; w < want; w++) {
-        PyObject *ba = PyList_GET_ITEM(cols, w);
-        if (!PyByteArray_Check(ba) || (len >= 0 && PyByteArray_GET_SIZE(ba) != len) ||
-            PyByteArray_GET_SIZE(ba) % (Py_ssize_t)sizeof(double)) {
-            PyErr_SetString(PyExc_ValueError, "columns: bytearrays of float64, all of one length");
-            return NULL;
+        if (PyObject_GetBuffer(PyList_GET_ITEM(cols, w), &views[w], PyBUF_WRITABLE) != 0) goto done;
+        held++;
+        if ((len >= 0 && views[w].len != len) || views[w].len % (Py_ssize_t)sizeof(double)) {
+            PyErr_SetString(PyExc_ValueError, "columns: writable buffers of float64, all of one length");
+            goto done;
         }
-        len = PyByteArray_GET_SIZE(ba);
-        c[w] = (double *)PyByteArray_AS_STRING(ba);
+        len = views[w].len;
+        c[w] = (double *)views[w].buf;
     }
     int64_t rows = (int64_t)(len / (Py_ssize_t)sizeof(double));
-    /* where the kept jobs go: submit, duration, gpus (columns reused in place), units (new or reused) */
-    PyObject *o_submit, *o_duration, *o_gpus, *o_units;
-    double *sub, *dur, *gpu;
+    /* where the kept jobs go: submit, duration, gpus (columns reused in place), units (new or reused);
+     * each is returned as a view of its first n values */
+    PyObject *o_submit, *o_duration, *o_gpus;
+    double *sub, *dur, *gpu, *scratch;
     if (kind == 0) {
         o_submit = PyList_GET_ITEM(cols, 0);
         o_duration = PyList_GET_ITEM(cols, 1);
         o_gpus = PyList_GET_ITEM(cols, 2);
         o_units = PyByteArray_FromStringAndSize(NULL, len);
-        if (!o_units) return NULL;
+        if (!o_units) goto done;
+        scratch = (double *)PyByteArray_AS_STRING(o_units);
+        want_huge_pages(scratch, (size_t)len);
+        sub = c[0], dur = c[1], gpu = c[2];
     } else {
         o_gpus = PyList_GET_ITEM(cols, 1);
         o_submit = PyList_GET_ITEM(cols, 2);
         o_duration = PyList_GET_ITEM(cols, 3);
-        o_units = PyList_GET_ITEM(cols, 4);
-        Py_INCREF(o_units);
+        o_units = Py_NewRef(PyList_GET_ITEM(cols, 4));
+        gpu = c[1], sub = c[2], dur = c[3], scratch = c[4];
     }
-    sub = (double *)PyByteArray_AS_STRING(o_submit);
-    dur = (double *)PyByteArray_AS_STRING(o_duration);
-    gpu = (double *)PyByteArray_AS_STRING(o_gpus);
     long long skipped[4] = {0, 0, 0, 0};
-    int64_t n = 0, *idx = NULL, *tmp = NULL;
-    PyObject *result = NULL;
     int bad = 0;
     /* one pass: check as the readers do, compute GPUs and duration, move the kept rows to the front */
     for (int64_t r = 0; r < rows && !bad; r++) {
@@ -1353,8 +1372,6 @@ static PyObject *py_prepare_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    if (PyByteArray_Resize(o_units, (Py_ssize_t)(n * (int64_t)sizeof(double))) != 0) goto done;
-    double *scratch = (double *)PyByteArray_AS_STRING(o_units);
     for (int64_t j = 0; j < n; j++) scratch[j] = gpu[j] * dur[j];
     double gpu_hours = np_sum(scratch, n) / 3600.0;
     int sorted = 1;
@@ -1380,15 +1397,17 @@ static PyObject *py_prepare_jobs(PyObject *Py_UNUSED(self), PyObject *args) {
         units[j] = (int64_t)(v < 1 ? 1 : v);
     }
     Py_ssize_t bytes = (Py_ssize_t)(n * (int64_t)sizeof(double));
-    if (PyByteArray_Resize(o_submit, bytes) || PyByteArray_Resize(o_duration, bytes) ||
-        PyByteArray_Resize(o_gpus, bytes))
-        goto done;
-    result = Py_BuildValue("((LLLL)dOOOO)", skipped[0], skipped[1], skipped[2], skipped[3], gpu_hours, o_submit,
-                           o_duration, o_gpus, o_units);
+    PyObject *v[4] = {slice_of(o_submit, 0, bytes), slice_of(o_duration, 0, bytes), slice_of(o_gpus, 0, bytes),
+                      slice_of(o_units, 0, bytes)};
+    if (v[0] && v[1] && v[2] && v[3])
+        result = Py_BuildValue("((LLLL)dOOOO)", skipped[0], skipped[1], skipped[2], skipped[3], gpu_hours, v[0],
+                               v[1], v[2], v[3]);
+    for (int a = 0; a < 4; a++) Py_XDECREF(v[a]);
 done:
     free(idx);
     free(tmp);
-    Py_DECREF(o_units);
+    Py_XDECREF(o_units);
+    for (Py_ssize_t w = 0; w < held; w++) PyBuffer_Release(&views[w]);
     return result;
 }
 
@@ -1487,7 +1506,7 @@ static PyMethodDef methods[] = {
     {"replay", py_replay, METH_VARARGS, replay_doc},
     {"zeros", py_zeros, METH_O, "zeros(nbytes) -> bytearray of nbytes zeros (on huge pages where the system gives them)."},
     {"read_columns", py_read_columns, METH_VARARGS,
-     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [bytearray of float64 per name]), or None when\n"
+     "read_columns(path, names, max_rows=-1, window=0) -> (rows, [memoryview of float64 per name]), or None when\n"
      "the file is not plain, or (rows, None) when it has more than max_rows rows (counted in a first pass, before\n"
      "anything is allocated). The file is mapped `window` bytes at a time (0: 64 MiB), never whole."},
     {"prepare_jobs", py_prepare_jobs, METH_VARARGS,

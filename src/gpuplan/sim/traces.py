@@ -134,8 +134,8 @@ PLAIN_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def _plain_columns(
     p: Path, first: str, names: tuple[str, ...], max_rows: int = -1
-) -> tuple[int, list[bytearray], tuple[str, ...]] | None:
-    """(rows, one bytearray of float64 per name, the header) by the C reader, when the extension is
+) -> tuple[int, list[memoryview], tuple[str, ...]] | None:
+    """(rows, one memoryview of float64 per name, the header) by the C reader, when the extension is
     built and the file is plain numeric CSV (no quotes, every line the header's number of fields, plain
     numbers); else None. Past `max_rows` rows (>= 0): the limit's error, counted before any column is
     allocated."""
@@ -166,8 +166,8 @@ def _read_plain(p: Path, first: str, names: tuple[str, ...]) -> _Plain | None:
     return _Plain(rows, data, header)
 
 
-def read_plain_columns(path: str | Path, fmt: str, max_rows: int) -> tuple[str, int, list[bytearray]] | None:
-    """For a replay, without numpy: (the format, rows, the `PLAIN_COLUMNS` of it as bytearrays of
+def read_plain_columns(path: str | Path, fmt: str, max_rows: int) -> tuple[str, int, list[memoryview]] | None:
+    """For a replay, without numpy: (the format, rows, the `PLAIN_COLUMNS` of it as memoryviews of
     float64) when the C reader can read the file (a plain generic, tiresias or openb CSV with every
     column its format requires); None otherwise (the general reader then reads it, or names what is
     wrong). `fmt` `auto` is told from the header (an unknown header raises as `read_trace` does);
