@@ -534,3 +534,16 @@ def test_the_c_reader_counts_every_newline(tmp_path: Path, line: str) -> None:
     f = tmp_path / "n.csv"
     f.write_bytes(("a\n" + line * 50_001).encode())
     assert ck.read_columns(str(f), ("a",), 5) == ((line * 50_001).count("\n"), None)
+
+
+def test_prepare_jobs_takes_any_writable_float64_buffers() -> None:
+    """Views of the kept jobs are cut in bytes whatever the columns' own format (here array('d'))."""
+    from array import array
+
+    ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
+    got = ck.prepare_jobs(0, [array("d", [1, 2]), array("d", [1, 1]), array("d", [0, 1])])  # row 0: no GPU
+    assert got is not None
+    counts, gpu_hours, submit, duration, gpus, units = got
+    assert counts == (1, 0, 0, 0) and gpu_hours == 1 / 3600
+    assert [bytes(v) for v in (submit, duration, gpus)] == [array("d", [x]).tobytes() for x in (2, 1, 1)]
+    assert bytes(units) == array("q", [1000]).tobytes()

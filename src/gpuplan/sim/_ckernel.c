@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -656,7 +656,7 @@ static inline const char *find_comma(const char *q, const char *le) {
     return q;
 }
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 /* ---- the block reader: the same rules as the line loop of parse_rows, on x86-64 (SSE2 is part of
  * it). Stage 1 lists the offsets of every separator (',' and '\n') of a block with vector compares;
  * stage 2 takes each line from the list: the field count is one comparison (the line's ncols-th
@@ -775,7 +775,7 @@ static int64_t parse_rows(const csv_job *J, const char *p, const char *end, int6
     for (int w = 0; w < J->nwanted; w++)
         if (J->col_of[w] > last) last = J->col_of[w];
     int64_t r = 0;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
     r = parse_blocks(J, &p, end, r0, cap);
     if (r < 0) return -1;
 #endif
@@ -841,7 +841,7 @@ static void *count_chunk(void *arg) {
     int64_t n = 0; /* newlines */
     int quoted = 0; /* a quote anywhere: the general reader */
     const char *q = c->begin, *e = c->end;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
     /* one read of the text for both: each byte lane counts its newlines (a compare gives -1): at most
      * 4 a step, 252 in 63 steps; then the lanes are summed (psadbw); quotes are or-ed */
     const __m128i newline = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"'), zero = _mm_setzero_si128();
@@ -885,7 +885,10 @@ static void *parse_chunk(void *arg) {
 static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int n) {
     pthread_t tids[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    for (int i = 1; i < n; i++) started[i] = pthread_create(&tids[i], NULL, fn, &chunks[i]) == 0;
+    pthread_attr_t attr; /* the block reader keeps 128 KiB of lists on its stack: more than musl's default */
+    int have_attr = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, (size_t)1 << 20) == 0;
+    for (int i = 1; i < n; i++) started[i] = pthread_create(&tids[i], have_attr ? &attr : NULL, fn, &chunks[i]) == 0;
+    if (have_attr) pthread_attr_destroy(&attr);
     fn(&chunks[0]);
     for (int i = 1; i < n; i++) {
         if (started[i])
@@ -968,12 +971,16 @@ static int split_chunks(const csv_job *J, const char *b, const char *e, int at_e
     return nthreads;
 }
 
-/* A memoryview of bytes [start, start + len) of `obj` (its buffer, not a copy). */
+/* A memoryview of bytes [start, start + len) of `obj` (its buffer, not a copy; in bytes whatever the
+ * buffer's own format). */
 static PyObject *slice_of(PyObject *obj, Py_ssize_t start, Py_ssize_t len) {
     PyObject *mv = PyMemoryView_FromObject(obj);
     if (!mv) return NULL;
-    PyObject *part = PySequence_GetSlice(mv, start, start + len);
+    PyObject *bytes = PyObject_CallMethod(mv, "cast", "s", "B");
     Py_DECREF(mv);
+    if (!bytes) return NULL;
+    PyObject *part = PySequence_GetSlice(bytes, start, start + len);
+    Py_DECREF(bytes);
     return part;
 }
 
@@ -1430,13 +1437,13 @@ typedef struct {
     const unsigned char *b;
     int want;
     double slowdown;
-    int64_t j;
+    int64_t j, n;
 } gh_stream;
 
 static inline double gh_next(gh_stream *c) {
-    if (c->want >= 0)
-        while ((c->b[c->j] != 0) != c->want) c->j++;
-    int64_t j = c->j++;
+    if (c->want >= 0) /* bounded: the flags are counted first, but they are a caller's buffer */
+        while (c->j < c->n - 1 && (c->b[c->j] != 0) != c->want) c->j++;
+    int64_t j = c->j < c->n ? c->j++ : c->n - 1;
     double gh = c->g[j] * c->d[j] / 3600.0;
     return c->want < 0 && c->b[j] && c->slowdown != 1.0 ? gh * c->slowdown : gh;
 }
@@ -1481,7 +1488,7 @@ static void *sum_gpu_hours(void *arg) {
     long long k = 0;
     for (int64_t j = 0; j < a->n; j++) k += a->b[j] != 0;
     a->bursts = k;
-    gh_stream c = {a->g, a->d, a->b, 0, a->slowdown, 0};
+    gh_stream c = {a->g, a->d, a->b, 0, a->slowdown, 0, a->n};
     a->reserved_h = 0.0 + pairwise_stream(&c, a->n - k);
     c.want = 1, c.j = 0;
     a->burst_h = (0.0 + pairwise_stream(&c, k)) * a->slowdown;
