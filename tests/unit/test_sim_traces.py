@@ -274,8 +274,8 @@ COMPILED = [  # (text, whether the C preparation takes it: else it hands it to t
 def test_compiled_jobs_equal_the_readers_and_jobs_from_trace(tmp_path: Path, text: str, compiled: bool) -> None:
     """`read_jobs` (the C reader and `prepare_jobs`) gives the jobs the general reader and
     `Jobs.from_trace` give, bit for bit; what they refuse it refuses with their message."""
+    from gpuplan.sim.plain_csv import read_plain_columns
     from gpuplan.sim.replay import Jobs, read_jobs
-    from gpuplan.sim.traces import read_plain_columns
 
     ck = pytest.importorskip("gpuplan.sim._ckernel", reason="the C extension was not built here")
     p = write(tmp_path, "t.csv", text)

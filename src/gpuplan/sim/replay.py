@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 
     from gpuplan.engines.pricing import PoolPricing
     from gpuplan.models.tariff import Tariff
-    from gpuplan.sim.spot import SpotParams, SpotPool
+    from gpuplan.sim.spot import SpotParams, SpotPool, SpotRuns
     from gpuplan.sim.traces import Trace
 
 _SKIP_REASONS = {  # the reasons `_ckernel.prepare_jobs` counts, in its order (the readers' order)
@@ -136,13 +136,13 @@ def read_jobs(path: str | Path, fmt: str = "auto") -> Jobs:
     """The jobs of a trace file for a replay, past the row limit (`sim.limits.MAX_TRACE_ROWS`) exit 2.
 
     A plain generic, tiresias or openb CSV goes through the C extension end to end, without numpy: the
-    reader counts the rows (the limit) and reads the needed columns (`traces.read_plain_columns`), and
+    reader counts the rows (the limit) and reads the needed columns (`plain_csv.read_plain_columns`), and
     `_ckernel.prepare_jobs` applies the readers' rules to them (the checks, the skips, GPUs and
     durations, the sort, the units). Anything else (another format, quotes, a value the readers refuse,
     no extension) is read by `read_trace` and prepared by `Jobs.from_trace`, the plain reference: the
     same jobs (tests compare them), or the reader's error naming the line and field."""
     from gpuplan.sim.limits import MAX_TRACE_ROWS, check_trace_rows  # read now: tests lower the limit
-    from gpuplan.sim.traces import read_plain_columns, read_trace
+    from gpuplan.sim.plain_csv import read_plain_columns
 
     plain = read_plain_columns(path, fmt, MAX_TRACE_ROWS)
     prepare = _compiled("prepare_jobs")
@@ -156,6 +156,8 @@ def read_jobs(path: str | Path, fmt: str = "auto") -> Jobs:
             return Jobs(submit=buffer_view(submit, "d"), duration=buffer_view(duration, "d"),
                         gpus=buffer_view(gpus, "d"), units=buffer_view(units, "q"), skipped=skipped,
                         format=found, records=rows, gpu_hours=gpu_hours)
+    from gpuplan.sim.traces import read_trace  # the general readers: only where the C reader cannot
+
     check_trace_rows(path)
     return Jobs.from_trace(read_trace(path, fmt, gpu_types=False))
 
@@ -169,17 +171,6 @@ class ReplayResult:
     start: memoryview[float]  # float64 s
     burst: memoryview[bool]  # bool
     spot: SpotRuns | None = None
-
-
-@dataclass(frozen=True)
-class SpotRuns:
-    """The spot tier's per-job results (`sim.spot`'s docstring)."""
-
-    tier: np.ndarray  # uint8: 0 reserved, 1 finished on spot, 2 finished on demand
-    spot_s: np.ndarray  # float64 running seconds on spot, all runs
-    left_s: np.ndarray  # float64 work seconds left when it went on demand (the duration on the reserved pool)
-    end: np.ndarray  # float64 s: the end of a job that left the reserved pool (NaN for tier 0)
-    reclaims: np.ndarray  # int64
 
 
 # ---------------------------------------------------------------- the plain reference
@@ -374,6 +365,8 @@ class _SpotReference:
             self.on_demand(j, t, sp.restart_s)
 
     def result(self) -> SpotRuns:
+        from gpuplan.sim.spot import SpotRuns
+
         return SpotRuns(tier=np.array(self.tier, dtype=np.uint8), spot_s=np.array(self.spot_s, dtype=np.float64),
                         left_s=np.array(self.rem, dtype=np.float64), end=np.array(self.end, dtype=np.float64),
                         reclaims=np.array(self.reclaims, dtype=np.int64))
@@ -464,6 +457,8 @@ def run_kernel(
     ]
     runs = None
     if spot is not None:
+        from gpuplan.sim.spot import SpotRuns
+
         runs = SpotRuns(tier=np.zeros(n, dtype=np.uint8), spot_s=np.zeros(n, dtype=np.float64),
                         left_s=np.array(np.asarray(jobs.duration), dtype=np.float64), end=np.full(n, math.nan),
                         reclaims=np.zeros(n, dtype=np.int64))

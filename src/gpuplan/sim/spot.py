@@ -78,6 +78,17 @@ class SpotPool:
 
 
 @dataclass(frozen=True)
+class SpotRuns:
+    """The spot tier's per-job results (this module's docstring), as `sim.replay.replay` returns them."""
+
+    tier: np.ndarray  # uint8: 0 reserved, 1 finished on spot, 2 finished on demand
+    spot_s: np.ndarray  # float64 running seconds on spot, all runs
+    left_s: np.ndarray  # float64 work seconds left when it went on demand (the duration on the reserved pool)
+    end: np.ndarray  # float64 s: the end of a job that left the reserved pool (NaN for tier 0)
+    reclaims: np.ndarray  # int64
+
+
+@dataclass(frozen=True)
 class SpotParams:
     """What `--spot` needs besides S: the offer's rate and the policy (the delays are drawn per trace)."""
 
