@@ -1171,28 +1171,43 @@ done:
  * ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the rest; above, the two halves, the first
  * a multiple of 8 long). Order statistics are exact whatever the method (a quickselect). */
 
-static double pairwise_sum(const double *a, int64_t n) {
-    if (n < 8) {
-        double res = 0.;
-        for (int64_t i = 0; i < n; i++) res += a[i];
-        return res;
+/* The pairwise sum, written once for any source of values taken in order: `NEXT(src)` gives the
+ * next one (an array's, or values made as they are needed: the summary's GPU-hours). */
+#define PAIRWISE_SUM(name, src_t, NEXT)                                                    \
+    static double name(src_t *src, int64_t n) {                                            \
+        if (n < 8) {                                                                       \
+            double res = 0.;                                                               \
+            for (int64_t i = 0; i < n; i++) res += NEXT(src);                              \
+            return res;                                                                    \
+        }                                                                                  \
+        if (n <= 128) {                                                                    \
+            double r[8];                                                                   \
+            for (int k = 0; k < 8; k++) r[k] = NEXT(src);                                  \
+            int64_t i;                                                                     \
+            for (i = 8; i < n - (n % 8); i += 8)                                           \
+                for (int k = 0; k < 8; k++) r[k] += NEXT(src);                             \
+            double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+            for (; i < n; i++) res += NEXT(src);                                           \
+            return res;                                                                    \
+        }                                                                                  \
+        int64_t n2 = n / 2;                                                                \
+        n2 -= n2 % 8;                                                                      \
+        double first = name(src, n2);                                                      \
+        return first + name(src, n - n2);                                                  \
     }
-    if (n <= 128) {
-        double r[8];
-        for (int k = 0; k < 8; k++) r[k] = a[k];
-        int64_t i;
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int k = 0; k < 8; k++) r[k] += a[i + k];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    int64_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
 
-static double np_sum(const double *a, int64_t n) { return 0.0 + pairwise_sum(a, n); }
+typedef struct {
+    const double *a;
+} array_src;
+
+static inline double array_next(array_src *src) { return *src->a++; }
+
+PAIRWISE_SUM(pairwise_sum, array_src, array_next)
+
+static double np_sum(const double *a, int64_t n) {
+    array_src src = {a};
+    return 0.0 + pairwise_sum(&src, n);
+}
 
 /* The k-th smallest of a[0..n) (0 <= k < n), moving values so that a[..k] <= a[k] <= a[k..]. */
 static double select_kth(double *a, int64_t n, int64_t k) {
@@ -1448,29 +1463,7 @@ static inline double gh_next(gh_stream *c) {
     return c->want < 0 && c->b[j] && c->slowdown != 1.0 ? gh * c->slowdown : gh;
 }
 
-/* pairwise_sum over the next n values of the stream: the same additions in the same order as over an
- * array holding them, without the array. */
-static double pairwise_stream(gh_stream *c, int64_t n) {
-    if (n < 8) {
-        double res = 0.;
-        for (int64_t i = 0; i < n; i++) res += gh_next(c);
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        for (int k = 0; k < 8; k++) r[k] = gh_next(c);
-        int64_t i;
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int k = 0; k < 8; k++) r[k] += gh_next(c);
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += gh_next(c);
-        return res;
-    }
-    int64_t n2 = n / 2;
-    n2 -= n2 % 8;
-    double first = pairwise_stream(c, n2);
-    return first + pairwise_stream(c, n - n2);
-}
+PAIRWISE_SUM(pairwise_stream, gh_stream, gh_next) /* the same additions as over an array of the values */
 
 /* The summary's GPU-hours: numpy's sums of gh[~burst], gh[burst] (x slowdown) and gh with the burst
  * ones x slowdown; run beside the waits' order statistics (its own thread on a big replay). */
